@@ -1,0 +1,107 @@
+// swift-tools-version:6.0
+//
+// notifyd: iOS-style background completion for the Linux desktop.
+//
+// Layers, with one-way arrows:
+//   C system libraries (CDBus, CLibnotify, CSQLite)
+//   -> DBus (a Swift layer over libdbus; knows nothing of notifications)
+//   -> NotifyCore (pure state: badges, identifiers, errors; clock injected, no I/O)
+//   -> NotifyStore (SQLite) and NotifyDesktop (LauncherEntry, libnotify, ...)
+//   -> NotifyDaemon (the D-Bus interfaces wired to the core)
+//   -> thin executables notifyd, notifyctl, notifyd-bench
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "notifyd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "notifyd", targets: ["notifyd"]),
+        .executable(name: "notifyctl", targets: ["notifyctl"]),
+        .executable(name: "notifyd-bench", targets: ["notifyd-bench"]),
+        .library(name: "DBus", targets: ["DBus"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // MARK: C system libraries
+        .systemLibrary(
+            name: "CDBus", pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CLinux"),
+        .systemLibrary(
+            name: "CLibnotify", pkgConfig: "libnotify",
+            providers: [.apt(["libnotify-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+
+        // MARK: Libraries
+        .target(
+            name: "DBus",
+            dependencies: ["CDBus", "CLinux", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings),
+        .target(
+            name: "NotifyCore",
+            swiftSettings: strictSettings),
+        .target(
+            name: "NotifyStore",
+            dependencies: ["CSQLite"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "NotifyDesktop",
+            dependencies: ["DBus", "NotifyCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings),
+        .target(
+            name: "NotifyDaemon",
+            dependencies: [
+                "DBus", "NotifyCore", "NotifyStore", "NotifyDesktop",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "notifyd",
+            dependencies: [
+                "NotifyDaemon", "DBus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "notifyctl",
+            dependencies: [
+                "DBus", "NotifyCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "notifyd-bench",
+            dependencies: [
+                "DBus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings),
+
+        // MARK: Tests, one target per module plus the bus-level suite
+        .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strictSettings),
+        .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
+        .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "DBus"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["DBus", "notifyd", "notifyctl"],
+            swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)
