@@ -92,15 +92,16 @@ let package = Package(
             swiftSettings: strictSettings),
 
         // MARK: Tests, one target per module plus the bus-level suite
-        .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strictSettings),
+        .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
         .testTarget(
-            name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "DBus"],
+            name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "DBus", "TestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DBus", "notifyd", "notifyctl"],
+            dependencies: ["DBus", "TestSupport", "notifyd", "notifyctl"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

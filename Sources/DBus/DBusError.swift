@@ -85,7 +85,7 @@ public struct DBusError: DBusErrorConvertible, Hashable, CustomStringConvertible
 /// a Swift ``DBusError``.
 @discardableResult
 func withCDBusError<Result>(
-    _ what: @autoclosure () -> String,
+    _ what: @autoclosure () -> String?,
     _ body: (UnsafeMutablePointer<CDBus.DBusError>) -> Result
 ) throws(DBusError) -> Result {
     var cError = CDBus.DBusError()
@@ -95,7 +95,7 @@ func withCDBusError<Result>(
     if dbus_error_is_set(&cError) != 0 {
         let name = cError.name.map { String(cString: $0) } ?? DBusError.Name.failed
         let detail = cError.message.map { String(cString: $0) } ?? "unknown error"
-        throw DBusError(name, "\(what()): \(detail)")
+        throw DBusError(name, what().map { "\($0): \(detail)" } ?? detail)
     }
     return result
 }

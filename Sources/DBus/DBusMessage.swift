@@ -147,3 +147,18 @@ public final class DBusMessage: @unchecked Sendable {
         return DBusError(errorName ?? DBusError.Name.failed, text)
     }
 }
+
+extension DBusMessage {
+    /// The message after a trip through the wire format (marshal, then
+    /// demarshal), as a peer would receive it.
+    func throughWireFormat() throws(DBusError) -> DBusMessage {
+        var bytes: UnsafeMutablePointer<CChar>?
+        var length: Int32 = 0
+        if serial == 0 { dbus_message_set_serial(raw, 1) }
+        try checkMemory(dbus_message_marshal(raw, &bytes, &length))
+        defer { dbus_free(bytes) }
+        let copy = try withCDBusError("cannot demarshal") { dbus_message_demarshal(bytes, length, $0) }
+        guard let copy else { throw DBusError.failed("cannot demarshal") }
+        return DBusMessage(taking: copy)
+    }
+}

@@ -1,0 +1,81 @@
+/// One step of a database schema: the SQL that takes version N-1 to version N.
+public struct SchemaMigration: Sendable {
+    /// A few words saying what the step adds, for error messages.
+    public let summary: String
+    /// One or more `;`-separated SQL statements.
+    public let sql: String
+
+    /// Creates a step.
+    public init(_ summary: String, sql: String) {
+        self.summary = summary
+        self.sql = sql
+    }
+}
+
+/// The schema of the state database, versioned by `PRAGMA user_version`.
+public enum StateSchema {
+    /// The steps in order: schema version N is reached by applying
+    /// `migrations[N - 1]`. Append new steps at the end; never edit, remove or
+    /// reorder a step that has shipped.
+    public static let migrations: [SchemaMigration] = [
+        SchemaMigration(
+            "badges",
+            sql: """
+                CREATE TABLE badges (
+                    app_id TEXT PRIMARY KEY NOT NULL,
+                    count INTEGER NOT NULL CHECK (count > 0)
+                );
+                """),
+    ]
+
+    /// The schema version this build writes.
+    public static var latestVersion: Int { migrations.count }
+
+    /// Brings `database` up to the last of `steps`, applying each missing step
+    /// and its new `user_version` in one transaction. Throws a ``StoreError``
+    /// of code `.newerSchema` if the file is already past the last step.
+    public static func migrate(
+        _ database: SQLiteDatabase, steps: [SchemaMigration] = StateSchema.migrations
+    ) throws {
+        var version = try checkedVersion(of: database, steps: steps)
+        while version < steps.count {
+            version = try database.transaction(.immediate) {
+                // Read again under the write lock, in case another
+                // connection migrated in between.
+                let current = try checkedVersion(of: database, steps: steps)
+                guard current < steps.count else { return current }
+                try apply(steps[current], version: current + 1, to: database)
+                return current + 1
+            }
+        }
+    }
+
+    private static func apply(
+        _ step: SchemaMigration, version: Int, to database: SQLiteDatabase
+    ) throws {
+        do {
+            try database.execute(step.sql)
+            try database.setUserVersion(version)
+        } catch let error as StoreError {
+            throw StoreError(
+                code: error.code, path: error.path,
+                message: "\(error.message) (While applying schema step \(version), \(step.summary).)")
+        }
+    }
+
+    private static func checkedVersion(
+        of database: SQLiteDatabase, steps: [SchemaMigration]
+    ) throws -> Int {
+        let version = try database.userVersion
+        guard version <= steps.count else {
+            throw StoreError(
+                code: .newerSchema, path: database.path,
+                message: """
+                    \(database.path): state database was written by a newer notifyd \
+                    (schema \(version), this build knows \(steps.count)). Run that notifyd \
+                    again, or move the file aside to start with empty state.
+                    """)
+        }
+        return version
+    }
+}

@@ -1,0 +1,76 @@
+import Testing
+
+@testable import DBus
+
+/// Every D-Bus type, written into a message, sent through the wire format
+/// and read back.
+@Suite struct MessageCodecTests {
+    static let samples: [DBusValue] = [
+        .byte(0), .byte(255), .boolean(true), .boolean(false),
+        .int16(.min), .uint16(.max), .int32(-7), .uint32(.max), .int64(.min), .uint64(.max),
+        .double(3.25), .double(-0.0), .string(""), .string("héllo ✓"), .objectPath("/org/notifyd/Notifyd1"),
+        .signature("a{sv}"), .variant(.uint32(5)), .variant(.variant(.string("deep"))),
+        .array(element: .string, []), .array(element: .int32, [.int32(1), .int32(2)]),
+        .dictionary(key: .string, value: .variant, []),
+        .vardict(["count": .int64(3), "count-visible": .boolean(true), "nested": .vardict(["x": .strings(["a"])])]),
+        .dictionary(key: .uint32, value: .array(.byte), [DBusDictionaryEntry(key: .uint32(1), value: .array(element: .byte, [.byte(9)]))]),
+        .structure([.string("a"), .uint32(1), .vardict([:])]),
+        .array(element: .structure([.string, .string, .uint32]), [.structure([.string("app"), .string("active"), .uint32(2)])]),
+    ]
+
+    @Test(arguments: samples)
+    func roundTripsThroughTheWireFormat(_ value: DBusValue) throws {
+        let message = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "M", arguments: [value])
+        let received = try message.throughWireFormat()
+        #expect(received.signature == value.signature)
+        #expect(try received.arguments() == [value])
+    }
+
+    @Test func roundTripsDeepNesting() throws {
+        var value = DBusValue.string("core")
+        for _ in 0..<31 { value = .array(element: value.type, [value]) }
+        let message = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "M", arguments: [value])
+        #expect(try message.throughWireFormat().arguments() == [value])
+    }
+
+    @Test func roundTripsAFileDescriptor() throws {
+        let descriptor = DBusFileDescriptor(0, owned: false)
+        let message = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "M", arguments: [.unixFD(descriptor)])
+        #expect(message.signature == "h")
+        guard case .unixFD(let received)? = try message.arguments().first else {
+            Issue.record("no descriptor read back")
+            return
+        }
+        #expect(received.fd >= 0)
+    }
+
+    @Test func refusesValuesLibdbusWouldAbortOn() throws {
+        let bad: [DBusValue] = [
+            .string("nul\u{0}inside"), .objectPath("not/a/path"), .objectPath("/trailing/"),
+            .signature("a{"), .array(element: .string, [.uint32(1)]), .structure([]),
+            .dictionary(key: .string, value: .uint32, [DBusDictionaryEntry(key: .uint32(1), value: .uint32(1))]),
+        ]
+        for value in bad {
+            #expect(throws: DBusError.self, "\(value)") {
+                _ = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "M", arguments: [value])
+            }
+        }
+    }
+
+    @Test func refusesInvalidHeaderNames() {
+        #expect(throws: DBusError.self) { try DBusMessage.methodCall(destination: "bad name", path: "/", interface: nil, member: "M") }
+        #expect(throws: DBusError.self) { try DBusMessage.methodCall(destination: nil, path: "//", interface: nil, member: "M") }
+        #expect(throws: DBusError.self) { try DBusMessage.methodCall(destination: nil, path: "/", interface: "noDots", member: "M") }
+        #expect(throws: DBusError.self) { try DBusMessage.methodCall(destination: nil, path: "/", interface: nil, member: "1bad") }
+    }
+
+    @Test func typedConversions() throws {
+        let dictionary: [String: DBusValue] = ["a": .uint32(1)]
+        #expect(dictionary.dbusValue == .vardict(["a": .uint32(1)]))
+        #expect(try [String: DBusValue](dbusValue: .vardict(["a": .uint32(1)])) == dictionary)
+        #expect(try [UInt32](dbusValue: .array(element: .uint32, [.uint32(4)])) == [4])
+        #expect(throws: DBusError.self) { try UInt32(dbusValue: .int32(4)) }
+        #expect(try [DBusValue.string("x")].decode(0, as: String.self) == "x")
+        #expect(throws: DBusError.self) { try [DBusValue]().decode(0, as: String.self) }
+    }
+}

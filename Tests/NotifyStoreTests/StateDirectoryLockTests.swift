@@ -1,0 +1,52 @@
+import Glibc
+import NotifyStore
+import Testing
+
+@Suite("State directory lock")
+struct StateDirectoryLockTests {
+    @Test("a second store on the same directory is refused with .locked")
+    func secondStoreIsRefused() throws {
+        try withTemporaryDirectory { root in
+            let first = try StateStore(directory: root)
+            let error = #expect(throws: StoreError.self) { _ = try StateStore(directory: root) }
+            #expect(error?.code == .locked)
+            #expect(error?.path == root)
+            #expect(error?.message.contains(root) == true)
+            #expect(error?.message.contains("(pid \(getpid()))") == true)
+            withExtendedLifetime(first) {}
+        }
+    }
+
+    @Test("the lock is released when the store is released")
+    func releasedOnDeinit() throws {
+        try withTemporaryDirectory { root in
+            var first: StateStore? = try StateStore(directory: root)
+            #expect(first != nil)
+            first = nil
+            let second = try StateStore(directory: root)
+            #expect(second.directory == root)
+        }
+    }
+
+    @Test("the lock is released when opening the store fails after taking it")
+    func releasedOnFailedOpen() throws {
+        try withTemporaryDirectory { root in
+            let peek = try SQLiteDatabase(path: "\(root)/\(StateStore.databaseFileName)")
+            try peek.setUserVersion(StateSchema.latestVersion + 1)
+            #expect(throws: StoreError.self) { _ = try StateStore(directory: root) }
+            try peek.setUserVersion(0)
+            let store = try StateStore(directory: root)
+            #expect(try store.loadBadges() == [:])
+        }
+    }
+
+    @Test("the lock file is created with mode 0600")
+    func lockFileMode() throws {
+        try withTemporaryDirectory { root in
+            let store = try StateStore(directory: "\(root)/state")
+            #expect(permissions(of: "\(root)/state/\(StateStore.lockFileName)") == 0o600)
+            #expect(permissions(of: "\(root)/state") == 0o700)
+            withExtendedLifetime(store) {}
+        }
+    }
+}

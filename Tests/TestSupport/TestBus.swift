@@ -1,0 +1,99 @@
+import Foundation
+
+/// A private `dbus-daemon` for one test: never the user's bus.
+///
+/// The bus has its own service directory so tests can install D-Bus
+/// activation files, and it is killed when the object is released.
+public final class TestBus: @unchecked Sendable {
+    /// The bus address, for `DBUS_SESSION_BUS_ADDRESS`.
+    public let address: String
+    /// A scratch directory removed with the bus.
+    public let directory: URL
+    /// Where activatable services of this bus are described.
+    public let serviceDirectory: URL
+    private let process: Process
+
+    public init() throws {
+        directory = try makeTemporaryDirectory(prefix: "notifyd-bus")
+        serviceDirectory = directory.appendingPathComponent("services")
+        try FileManager.default.createDirectory(at: serviceDirectory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("bus.conf")
+        try Self.configuration(socketDirectory: directory.path, serviceDirectory: serviceDirectory.path)
+            .write(to: config, atomically: true, encoding: .utf8)
+
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        process.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_DIRS"] = directory.path
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("bus.log").path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: directory.appendingPathComponent("bus.log"))
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let text = String(data: line, encoding: .utf8)?.split(separator: "\n").first, !text.isEmpty else {
+            process.terminate()
+            throw TestFailure("dbus-daemon printed no address")
+        }
+        address = String(text)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Kills the bus (its clients see the connection drop).
+    public func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Writes a D-Bus activation file for `name` running `executable`.
+    public func installService(name: String, executable: String, arguments: [String] = []) throws {
+        let exec = ([executable] + arguments).joined(separator: " ")
+        let text = "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n"
+        try text.write(
+            to: serviceDirectory.appendingPathComponent("\(name).service"), atomically: true, encoding: .utf8)
+    }
+
+    static func configuration(socketDirectory: String, serviceDirectory: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <keep_umask/>
+          <listen>unix:dir=\(socketDirectory)</listen>
+          <servicedir>\(serviceDirectory)</servicedir>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """
+    }
+}
+
+/// A failure of the test harness itself.
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A new empty directory under the system's temporary directory.
+public func makeTemporaryDirectory(prefix: String) throws -> URL {
+    var template = Array("\(NSTemporaryDirectory())/\(prefix).XXXXXX".utf8CString)
+    guard let result = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
+    return URL(fileURLWithPath: String(cString: result))
+}
