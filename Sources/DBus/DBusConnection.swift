@@ -11,7 +11,8 @@ public final class DBusConnection {
     let raw: OpaquePointer
     /// Whether this is a private connection (closed when released).
     public let isPrivate: Bool
-    let logger: Logger
+    /// Where the connection logs what it cannot tell a peer.
+    public let logger: Logger
 
     var loopBinding: LoopBinding?
     var subscriptions: [UInt64: Subscription] = [:]

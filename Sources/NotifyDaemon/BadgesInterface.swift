@@ -1,0 +1,119 @@
+import DBus
+import NotifyCore
+import NotifyDesktop
+
+/// `org.notifyd.Notifyd1.Badges`: badge counts per app.
+///
+/// Every handler has one shape: decode and validate the arguments, return
+/// early on a no-op, mutate, stage the write, reply (after the commit) and
+/// emit `BadgeChanged` plus the dock's LauncherEntry update for each real
+/// change.
+final class BadgeService {
+    private let state: DurableState
+    private let emitter: SignalEmitter
+    private let launcher: LauncherEntryPublisher?
+
+    init(state: DurableState, emitter: SignalEmitter, launcher: LauncherEntryPublisher?) {
+        self.state = state
+        self.emitter = emitter
+        self.launcher = launcher
+    }
+
+    func getBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let app = try AppID(call.argument(0))
+        return state.respond(call, [.uint32(state.current.badges[app])])
+    }
+
+    func setBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let app = try AppID(call.argument(0))
+        let count: UInt32 = try call.argument(1)
+        let change = try state.mutate { (state) throws(NotifydError) in try state.badges.set(app, to: count) }
+        record(change)
+        return state.respond(call, [])
+    }
+
+    func incrementBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let app = try AppID(call.argument(0))
+        let delta: Int32 = try call.argument(1)
+        let result = try state.mutate { (state) throws(NotifydError) in try state.badges.increment(app, by: delta) }
+        record(result.change)
+        return state.respond(call, [.uint32(result.count)])
+    }
+
+    func clearBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let app = try AppID(call.argument(0))
+        let change = try state.mutate { (state) throws(NotifydError) in try state.badges.set(app, to: 0) }
+        record(change)
+        return state.respond(call, [])
+    }
+
+    func clearAllBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        guard !state.current.badges.nonZero.isEmpty else { return state.respond(call, [.uint32(0)]) }
+        let changes = state.mutate { (state) in state.badges.clearAll() }
+        for change in changes { record(change) }
+        return state.respond(call, [.uint32(UInt32(changes.count))])
+    }
+
+    func listBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        var counts: [String: UInt32] = [:]
+        for (app, count) in state.current.badges.nonZero { counts[app.rawValue] = count }
+        return state.respond(call, [counts.dbusValue])
+    }
+
+    /// Stores a real change and announces it once committed.
+    func record(_ change: BadgeChange?) {
+        guard let change else { return }
+        state.stage(change)
+        state.afterCommit { [emitter, launcher] in
+            emitter.emit(
+                NotifydNames.badgesInterface, "BadgeChanged", [.string(change.app.rawValue), .uint32(change.new)])
+            launcher?.setCount(change.new, for: change.app)
+        }
+    }
+}
+
+extension BadgeService {
+    /// The interface, declared once; `service` is nil when only the
+    /// declaration is wanted (introspection files).
+    static func interface(_ service: BadgeService?) -> DBusInterface {
+        let handle = MethodBinder(service)
+        return DBusInterface(
+            NotifydNames.badgesInterface,
+            documentation: """
+                Badge counts per app, shown by docks through Unity LauncherEntry. Counts are 0 to \
+                2147483647 and are stored before a method returns.
+                """,
+            methods: [
+                DBusMethod(
+                    "GetBadge", inputs: [.init("app_id", .string)], outputs: [.init("count", .uint32)],
+                    documentation: "The app's badge count; 0 for an unknown app.", handler: handle { $0.getBadge }),
+                DBusMethod(
+                    "SetBadge", inputs: [.init("app_id", .string), .init("count", .uint32)],
+                    documentation: "Sets the count. Above 2147483647: OutOfRange, and nothing changes.",
+                    handler: handle { $0.setBadge }),
+                DBusMethod(
+                    "IncrementBadge", inputs: [.init("app_id", .string), .init("delta", .int32)],
+                    outputs: [.init("count", .uint32)],
+                    documentation: """
+                        Adds delta and returns the new count. Below 0 clamps to 0; above 2147483647 is \
+                        OutOfRange, and nothing changes.
+                        """,
+                    handler: handle { $0.incrementBadge }),
+                DBusMethod(
+                    "ClearBadge", inputs: [.init("app_id", .string)],
+                    documentation: "Same as SetBadge(app_id, 0).", handler: handle { $0.clearBadge }),
+                DBusMethod(
+                    "ClearAllBadges", outputs: [.init("cleared", .uint32)],
+                    documentation: "Sets every badge to 0; returns how many apps had one.",
+                    handler: handle { $0.clearAllBadges }),
+                DBusMethod(
+                    "ListBadges", outputs: [.init("badges", .dictionary(key: .string, value: .uint32))],
+                    documentation: "Every app whose badge is not 0.", handler: handle { $0.listBadges }),
+            ],
+            signals: [
+                DBusSignal(
+                    "BadgeChanged", arguments: [.init("app_id", .string), .init("count", .uint32)],
+                    documentation: "Emitted once per real change of a badge, never for a no-op.")
+            ])
+    }
+}

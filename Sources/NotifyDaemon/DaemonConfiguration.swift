@@ -1,0 +1,47 @@
+public import DBus
+import Glibc
+
+/// Where notifyd keeps its state and which bus it serves.
+public struct DaemonConfiguration: Sendable {
+    /// The state directory (holds `state.sqlite3`).
+    public var stateDirectory: String
+    /// The bus to serve on.
+    public var bus: DBusConnection.Bus
+
+    public init(stateDirectory: String, bus: DBusConnection.Bus = .session) {
+        self.stateDirectory = stateDirectory
+        self.bus = bus
+    }
+
+    /// The state directory SPEC names: `--state-dir`, else
+    /// `$NOTIFYD_STATE_DIR`, else `$XDG_STATE_HOME/notifyd`, else
+    /// `~/.local/state/notifyd`.
+    public static func defaultStateDirectory(
+        override: String? = nil, environment: [String: String] = currentEnvironment()
+    ) -> String {
+        if let override, !override.isEmpty { return override }
+        if let directory = environment["NOTIFYD_STATE_DIR"], !directory.isEmpty { return directory }
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/notifyd" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeFromPasswd()
+        return home + "/.local/state/notifyd"
+    }
+
+    /// The process environment as a dictionary.
+    public static func currentEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+
+    private static func homeFromPasswd() -> String {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/tmp" }
+        return String(cString: directory)
+    }
+}

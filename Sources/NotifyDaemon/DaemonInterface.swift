@@ -1,0 +1,55 @@
+import DBus
+import NotifyCore
+import NotifyDesktop
+
+/// `org.notifyd.Notifyd1.Daemon`: read-only facts about the running daemon.
+final class DaemonService {
+    private let state: DurableState
+    private let server: NotificationServerMonitor?
+
+    init(state: DurableState, server: NotificationServerMonitor?) {
+        self.state = state
+        self.server = server
+    }
+
+    var notificationServer: String { server?.server?.name ?? "" }
+    var serverCapabilities: [String] { server?.server?.capabilities ?? [] }
+    var pendingHandlers: UInt32 { 0 }
+    var stateDirectory: String { state.directory }
+
+    /// Properties whose change is announced with `PropertiesChanged`.
+    static let serverProperties = ["NotificationServer", "ServerCapabilities"]
+
+    static func interface(_ service: DaemonService?) -> DBusInterface {
+        func read(_ value: @escaping (DaemonService) -> DBusValue) -> () throws -> DBusValue {
+            { [weak service] in
+                guard let service else { throw DBusError.failed("the daemon is shutting down") }
+                return value(service)
+            }
+        }
+        return DBusInterface(
+            NotifydNames.daemonInterface,
+            documentation: "Facts about the running daemon, as read-only properties.",
+            properties: [
+                DBusProperty(
+                    "Version", .string, emitsChanged: false, documentation: "notifyd's version.",
+                    get: read { _ in .string(NotifydNames.version) }),
+                DBusProperty(
+                    "NotificationServer", .string,
+                    documentation: "Name and version of the notification server; empty when there is none.",
+                    get: read { .string($0.notificationServer) }),
+                DBusProperty(
+                    "ServerCapabilities", .array(.string),
+                    documentation: "The notification server's capabilities; empty when there is none.",
+                    get: read { .strings($0.serverCapabilities) }),
+                DBusProperty(
+                    "PendingHandlers", .uint32, emitsChanged: false,
+                    documentation: "Completion handlers waiting to be invoked, over all sessions.",
+                    get: read { .uint32($0.pendingHandlers) }),
+                DBusProperty(
+                    "StateDirectory", .string, emitsChanged: false,
+                    documentation: "Where the state database is (state.sqlite3).",
+                    get: read { .string($0.stateDirectory) }),
+            ])
+    }
+}

@@ -1,0 +1,24 @@
+public import DBus
+public import NotifyCore
+import NotifyStore
+
+extension NotifydError: DBusErrorConvertible {
+    /// `org.notifyd.Notifyd1.Error.<Code>`; malformed values use the
+    /// standard `InvalidArgs` and storage failures the standard `IOError`.
+    public var dbusErrorName: String {
+        switch code {
+        case .invalidArgs: DBusError.Name.invalidArgs
+        case .storageFailed: DBusError.Name.ioError
+        default: NotifydNames.errorPrefix + code.name
+        }
+    }
+
+    public var dbusErrorMessage: String { message }
+}
+
+extension NotifydError {
+    /// The error a caller gets when its change could not be saved.
+    static func storage(_ error: any Error) -> NotifydError {
+        NotifydError(.storageFailed, "notifyd could not save its state, so nothing was changed: \(error)")
+    }
+}

@@ -1,0 +1,43 @@
+import DBus
+import Logging
+
+/// Binds interface declarations to a service's methods.
+///
+/// With no service (a declaration used only for introspection files) every
+/// method answers `Failed`; the daemon never exports such an interface.
+struct MethodBinder<Service: AnyObject> {
+    private weak var service: Service?
+
+    init(_ service: Service?) {
+        self.service = service
+    }
+
+    func callAsFunction(
+        _ method: @escaping (Service) -> (DBusMethodCall) throws -> DBusMethodResult
+    ) -> (DBusMethodCall) throws -> DBusMethodResult {
+        { [weak service] call in
+            guard let service else { throw DBusError.failed("\(call.member) is not available") }
+            return try method(service)(call)
+        }
+    }
+}
+
+/// Emits notifyd's own signals from its object path.
+final class SignalEmitter {
+    private let connection: DBusConnection?
+    private let path: String
+
+    init(connection: DBusConnection?, path: String) {
+        self.connection = connection
+        self.path = path
+    }
+
+    func emit(_ interface: String, _ member: String, _ arguments: [DBusValue]) {
+        guard let connection else { return }
+        do {
+            try connection.emitSignal(path: path, interface: interface, member: member, arguments)
+        } catch {
+            connection.logger.error("cannot emit \(interface).\(member): \(error)")
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import DBus
+public import Logging
+import Glibc
+import NotifyCore
+import NotifyDesktop
+import NotifyStore
+
+/// The running daemon: one event loop owns the bus connection, the state
+/// and every service; start-up registers the object before it requests
+/// the bus name, and shutdown leaves nothing uncommitted.
+public final class Notifyd {
+    private let configuration: DaemonConfiguration
+    private let logger: Logger
+    private let loop: EventLoop
+    private let connection: DBusConnection
+    private let state: DurableState
+    private let launcher: LauncherEntryPublisher
+    private let serverMonitor: NotificationServerMonitor
+    private let object: DBusObject
+    private var services: [AnyObject] = []
+    private var exitStatus: Int32 = 0
+
+    /// Opens the state, connects to the bus, exports the object and takes
+    /// the bus name.
+    ///
+    /// - Throws: ``StartupError`` with a message for the person starting it.
+    public init(configuration: DaemonConfiguration, logger: Logger) throws(StartupError) {
+        self.configuration = configuration
+        self.logger = logger
+        do {
+            loop = try EventLoop()
+        } catch {
+            throw StartupError("cannot create the event loop: \(error.message)")
+        }
+        do {
+            state = try DurableState(store: StateStore(directory: configuration.stateDirectory), logger: logger)
+        } catch {
+            throw StartupError("cannot open the state in \(configuration.stateDirectory): \(error)")
+        }
+        do {
+            connection = try DBusConnection.connect(to: configuration.bus, private: true, logger: logger)
+            try connection.attach(to: loop)
+        } catch {
+            throw StartupError(
+                "cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
+        }
+        launcher = LauncherEntryPublisher(bus: configuration.bus, loop: loop, logger: logger)
+        serverMonitor = NotificationServerMonitor(connection: connection, logger: logger)
+        let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
+        let badges = BadgeService(state: state, emitter: emitter, launcher: launcher)
+        let daemon = DaemonService(state: state, server: serverMonitor)
+        services = [badges, daemon]
+        object = DBusObject(
+            path: NotifydNames.objectPath,
+            interfaces: [BadgeService.interface(badges), DaemonService.interface(daemon)])
+        try start()
+    }
+
+    private func start() throws(StartupError) {
+        loop.addBeforeSleepObserver { [state] in state.commit() }
+        do {
+            try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [weak self] signal in self?.shutDown(signal: signal) }
+            connection.onDisconnect { [weak self] in self?.busLost() }
+            try connection.export(object)
+            serverMonitor.onChange = { [weak self] _ in self?.serverChanged() }
+            try serverMonitor.start()
+            try launcher.followDocks(on: connection)
+        } catch {
+            throw StartupError("cannot set up on the bus: \(error)")
+        }
+        try requestName()
+        for (app, count) in state.current.badges.nonZero { launcher.setCount(count, for: app) }
+        logger.info(
+            "notifyd \(NotifydNames.version) ready as \(NotifydNames.busName)",
+            metadata: ["state": "\(state.directory)", "unique-name": "\(connection.uniqueName ?? "?")"])
+    }
+
+    private func requestName() throws(StartupError) {
+        let reply: DBusNameReply
+        do {
+            reply = try connection.requestName(NotifydNames.busName)
+        } catch {
+            throw StartupError("cannot request \(NotifydNames.busName): \(error)")
+        }
+        guard reply == .primaryOwner || reply == .alreadyOwner else {
+            throw StartupError(nameTakenMessage())
+        }
+    }
+
+    /// Says who holds the name, so the person can stop it.
+    private func nameTakenMessage() -> String {
+        let name = NotifydNames.busName
+        guard let owner = try? connection.nameOwner(of: name),
+            let pid = try? connection.unixProcessID(of: owner)
+        else { return "\(name) is already taken on this bus by another process" }
+        let command = ProcessInfoReader.commandLine(of: pid_t(pid)) ?? "unknown command"
+        return "\(name) is already taken on this bus by process \(pid) (\(command)); stop it first, "
+            + "e.g. `systemctl --user stop notifyd` or `kill \(pid)`"
+    }
+
+    /// Runs until SIGTERM, SIGINT, SIGHUP or the loss of the bus; returns the exit status.
+    public func run() -> Int32 {
+        loop.run()
+        state.commit()
+        if connection.isConnected { connection.flush() }
+        return exitStatus
+    }
+
+    private func shutDown(signal: Int32) {
+        logger.info("signal \(signal) received, shutting down")
+        state.commit()
+        loop.stop()
+    }
+
+    private func busLost() {
+        logger.notice("the bus went away, shutting down")
+        state.commit()
+        loop.stop()
+    }
+
+    private func serverChanged() {
+        do {
+            try connection.emitPropertiesChanged(
+                of: object, interface: NotifydNames.daemonInterface, names: DaemonService.serverProperties)
+        } catch {
+            logger.warning("cannot announce the notification server change: \(error)")
+        }
+    }
+}
+
+/// Why notifyd could not start, for the person starting it.
+public struct StartupError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Reads facts about other processes from /proc.
+enum ProcessInfoReader {
+    /// The command line of a process, arguments joined by spaces.
+    static func commandLine(of pid: pid_t) -> String? {
+        guard let file = fopen("/proc/\(pid)/cmdline", "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        guard !bytes.isEmpty else { return nil }
+        let parts = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,18 @@
+public import DBus
+import NotifyCore
+
+/// The object notifyd exports at `/org/notifyd/Notifyd1`.
+public enum NotifydObject {
+    /// The interfaces as declared, without handlers: what the committed
+    /// `dbus/org.notifyd.Notifyd1.xml` is generated from.
+    public static var declarations: [DBusInterface] {
+        [BadgeService.interface(nil), DaemonService.interface(nil)]
+    }
+
+    /// The introspection document with documentation, as committed in
+    /// `dbus/org.notifyd.Notifyd1.xml`.
+    public static var documentedXML: String {
+        DBusObject(path: NotifydNames.objectPath, interfaces: declarations)
+            .introspectionXML(includeDocumentation: true)
+    }
+}
