@@ -22,8 +22,8 @@ final class LoopBinding {
     func add(watch: OpaquePointer) -> Bool {
         let fd = dbus_watch_get_unix_fd(watch)
         guard fd >= 0 else { return false }
-        watches[watch] = loop.addDescriptor(fd, events: events(of: watch)) { [unowned self] ready in
-            self.handle(watch: watch, ready: ready)
+        watches[watch] = loop.addDescriptor(fd, events: events(of: watch)) { [weak self] ready in
+            self?.handle(watch: watch, ready: ready)
         }
         return true
     }
@@ -74,7 +74,8 @@ final class LoopBinding {
     private func arm(_ timeout: OpaquePointer) {
         guard dbus_timeout_get_enabled(timeout) != 0 else { return }
         let interval = UInt64(max(0, dbus_timeout_get_interval(timeout))) * 1_000_000
-        timeouts[timeout] = loop.scheduleTimer(afterNanoseconds: interval) { [unowned self] in
+        timeouts[timeout] = loop.scheduleTimer(afterNanoseconds: interval) { [weak self] in
+            guard let self else { return }
             self.timeouts[timeout] = nil
             _ = dbus_timeout_handle(timeout)
             // libdbus timeouts repeat until removed or disabled.
@@ -96,7 +97,9 @@ final class LoopBinding {
             return
         }
         dispatchScheduled = true
-        loop.runSoon { [unowned self] in
+        // Weak: the connection may be closed before the loop gets here.
+        loop.runSoon { [weak self] in
+            guard let self else { return }
             self.dispatchScheduled = false
             while dbus_connection_dispatch(self.connection.raw) == DBUS_DISPATCH_DATA_REMAINS {}
         }

@@ -192,6 +192,22 @@ import TestSupport
         #expect(try client.unixProcessID(of: Self.name) == UInt32(getpid()))
     }
 
+    /// Regression: a connection closed and released right after sending,
+    /// while a dispatch for it was scheduled, crashed the loop (an unowned
+    /// reference to its loop binding outlived it).
+    @Test func closingAnAttachedConnectionInsideACallbackIsSafe() throws {
+        let address = bus.address
+        for _ in 0..<20 {
+            try server.sync {
+                let extra = try DBusConnection.connect(to: .address(address))
+                try extra.attach(to: self.server.loop)
+                try extra.emitSignal(path: "/t", interface: "org.example.Test", member: "Said", [.string("bye")])
+                extra.close()
+            }
+        }
+        #expect(try call("Add", [.int32(1), .int32(1)]) == [.int32(2)])
+    }
+
     @Test func disconnectIsNoticed() throws {
         let events = Received()
         try server.sync {
