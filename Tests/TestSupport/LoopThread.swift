@@ -8,6 +8,8 @@ public final class LoopThread: @unchecked Sendable {
     private let thread: Thread
     private let started = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    private let stopLock = NSLock()
+    private var stopped = false
 
     public init() throws {
         let box = LoopBox()
@@ -30,7 +32,10 @@ public final class LoopThread: @unchecked Sendable {
 
     /// Stops the loop and waits for its thread to end.
     public func stop() {
-        guard !thread.isFinished else { return }
+        stopLock.lock()
+        defer { stopLock.unlock() }
+        guard !stopped else { return }
+        stopped = true
         loop.stop()
         finished.wait()
     }

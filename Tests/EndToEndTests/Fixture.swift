@@ -1,0 +1,61 @@
+import DBus
+import Foundation
+import TestSupport
+
+/// A private bus with a real notifyd on it and a client connection.
+final class Fixture: @unchecked Sendable {
+    let bus: TestBus
+    let daemon: DaemonProcess
+    let client: DBusConnection
+    static let busName = "org.notifyd.Notifyd1"
+    static let path = "/org/notifyd/Notifyd1"
+    static let badges = "org.notifyd.Notifyd1.Badges"
+    static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
+    static let errorPrefix = "org.notifyd.Notifyd1.Error."
+
+    init() throws {
+        bus = try TestBus()
+        daemon = try DaemonProcess(bus: bus)
+        client = try DBusConnection.connect(to: .address(bus.address))
+    }
+
+    /// Calls a method of notifyd.
+    @discardableResult
+    func call(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
+        try client.call(destination: Self.busName, path: Self.path, interface: interface, member: member, arguments)
+    }
+
+    /// Calls a Badges method.
+    @discardableResult
+    func badges(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
+        try call(Self.badges, member, arguments)
+    }
+
+    func badge(_ app: String) throws -> UInt32 {
+        try badges("GetBadge", [.string(app)]).decode(0)
+    }
+
+    /// The error a call fails with (a test failure if it succeeds).
+    func error(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) -> DBusError? {
+        do {
+            try call(interface, member, arguments)
+            return nil
+        } catch let error as DBusError {
+            return error
+        } catch {
+            return nil
+        }
+    }
+
+    func property(_ name: String) throws -> DBusValue {
+        let value: DBusValue = try call(
+            "org.freedesktop.DBus.Properties", "Get", [.string(Self.daemonInterface), .string(name)]
+        ).decode(0)
+        return value
+    }
+
+    /// Runs notifyctl against this bus.
+    func notifyctl(_ arguments: String...) throws -> ProcessResult {
+        try runProcess(Executables.notifyctl, arguments, environment: daemon.environment)
+    }
+}

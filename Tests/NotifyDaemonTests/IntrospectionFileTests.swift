@@ -1,0 +1,30 @@
+import DBus
+import Foundation
+import NotifyDaemon
+import Testing
+import TestSupport
+
+/// The committed introspection file is generated from the interface
+/// declarations; this fails when they drift apart.
+@Suite struct IntrospectionFileTests {
+    @Test func committedFileIsTheGeneratedOne() throws {
+        let url = Executables.repositoryRoot().appendingPathComponent("dbus/org.notifyd.Notifyd1.xml")
+        let committed = try String(contentsOf: url, encoding: .utf8)
+        #expect(
+            committed == NotifydObject.documentedXML,
+            "dbus/org.notifyd.Notifyd1.xml is out of date: regenerate it with `notifyd --print-introspection > dbus/org.notifyd.Notifyd1.xml`")
+    }
+
+    @Test func everyInterfaceOfTheContractIsDeclared() {
+        let names = NotifydObject.declarations.map(\.name)
+        #expect(names.contains("org.notifyd.Notifyd1.Badges"))
+        #expect(names.contains("org.notifyd.Notifyd1.Daemon"))
+    }
+
+    @Test func methodsAreUniqueWithinEachInterface() {
+        for interface in NotifydObject.declarations {
+            let names = interface.methods.map(\.name) + interface.signals.map(\.name) + interface.properties.map(\.name)
+            #expect(Set(names).count == names.count, "\(interface.name)")
+        }
+    }
+}

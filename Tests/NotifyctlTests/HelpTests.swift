@@ -1,0 +1,65 @@
+import ArgumentParser
+import Testing
+
+@testable import notifyctl
+
+/// Every command teaches by example, and every example is a valid command line.
+@Suite struct HelpTests {
+    /// Every command type of notifyctl, root first.
+    static let commands: [any ParsableCommand.Type] = {
+        var all: [any ParsableCommand.Type] = []
+        func visit(_ command: any ParsableCommand.Type) {
+            all.append(command)
+            command.configuration.subcommands.forEach(visit)
+        }
+        visit(NotifyctlCommand.self)
+        return all
+    }()
+
+    @Test func everyCommandHasExamples() {
+        for command in Self.commands {
+            let discussion = command.configuration.discussion
+            #expect(discussion.contains("Examples:\n  notifyctl "), "\(command) has no examples")
+            #expect(!command.configuration.abstract.isEmpty, "\(command) has no abstract")
+        }
+    }
+
+    /// The notifyctl part of each example line: up to a pipe, redirection or `&&`.
+    static var examples: [[String]] {
+        var lines: [[String]] = []
+        for command in commands {
+            for line in command.configuration.discussion.split(separator: "\n") where line.hasPrefix("  notifyctl ") {
+                let words = line.split(separator: " ").map(String.init)
+                let stop = words.firstIndex { ["|", ">", ">/dev/null", "&&", "||"].contains($0) } ?? words.endIndex
+                lines.append(Array(words[1..<stop]))
+            }
+        }
+        return lines
+    }
+
+    @Test func examplesParse() throws {
+        #expect(Self.examples.count >= 15)
+        for example in Self.examples {
+            do {
+                _ = try NotifyctlCommand.parseAsRoot(example)
+            } catch {
+                let status = NotifyctlCommand.exitStatus(for: error)
+                #expect(status == ExitStatus.success, "notifyctl \(example.joined(separator: " ")) does not parse")
+            }
+        }
+    }
+
+    @Test func rootHelpNamesExitStatusesAndCompletions() {
+        let help = NotifyctlCommand.helpMessage(columns: 200)
+        #expect(help.contains("Exit status: 0 success; 1 "))
+        #expect(help.contains("--generate-completion-script bash"))
+        #expect(help.contains("status"))
+        #expect(help.contains("badge"))
+    }
+
+    @Test func incrementUsageShowsOneOptionalNumber() {
+        let help = NotifyctlCommand.helpMessage(for: Badge.Increment.self, columns: 200)
+        #expect(help.contains("USAGE: notifyctl badge increment <app> [<n>] [--json]"))
+        #expect(help.contains("notifyctl badge increment firefox -2"))
+    }
+}

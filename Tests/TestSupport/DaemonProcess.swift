@@ -1,0 +1,84 @@
+import DBus
+import Foundation
+
+/// A real `notifyd` process on a ``TestBus``, with its own state directory.
+public final class DaemonProcess: @unchecked Sendable {
+    public let bus: TestBus
+    public let stateDirectory: URL
+    public private(set) var process: Process?
+    private var logURL: URL
+
+    /// Starts notifyd and waits until it owns its bus name.
+    public init(bus: TestBus, stateDirectory: URL? = nil, arguments: [String] = []) throws {
+        self.bus = bus
+        self.stateDirectory = stateDirectory ?? bus.directory.appendingPathComponent("state")
+        logURL = bus.directory.appendingPathComponent("notifyd.log")
+        try start(arguments: arguments)
+    }
+
+    deinit {
+        if let process, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    public var environment: [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": bus.address, "NOTIFYD_STATE_DIR": stateDirectory.path]
+    }
+
+    public var pid: Int32 { process?.processIdentifier ?? 0 }
+
+    /// What the daemon has logged so far.
+    public var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    /// Starts the daemon (again) and waits for its name.
+    public func start(arguments: [String] = []) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Executables.notifyd)
+        process.arguments = ["--state-dir", stateDirectory.path, "--verbose"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if !FileManager.default.fileExists(atPath: logURL.path) {
+            _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        }
+        let log = try FileHandle(forWritingTo: logURL)
+        log.seekToEndOfFile()
+        process.standardError = log
+        process.standardOutput = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        try waitForName(present: true)
+    }
+
+    /// Sends a signal and waits for the process to end; returns its status.
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM) -> Int32 {
+        guard let process else { return -1 }
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// `kill -9`, then start again on the same state.
+    public func crashAndRestart() throws {
+        stop(signal: SIGKILL)
+        try waitForName(present: false)
+        try start()
+    }
+
+    /// Waits (bounded) until the bus name is owned or released.
+    public func waitForName(present: Bool, seconds: Double = 10) throws {
+        let connection = try DBusConnection.connect(to: .address(bus.address))
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            let owned: Bool = try connection.callBus("NameHasOwner", [.string("org.notifyd.Notifyd1")]).decode(0)
+            if owned == present { return }
+            if present, let process, !process.isRunning {
+                throw TestFailure("notifyd exited with \(process.terminationStatus): \(log)")
+            }
+            usleep(5_000)
+        }
+        throw TestFailure("org.notifyd.Notifyd1 did not \(present ? "appear" : "go away") within \(seconds) s: \(log)")
+    }
+}
