@@ -100,6 +100,13 @@ let package = Package(
             name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "DBus", "TestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
+            name: "NotifyctlTests",
+            dependencies: [
+                "notifyctl", "TestSupport", "DBus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: ["DBus", "TestSupport", "notifyd", "notifyctl"],
             swiftSettings: strictSettings),
