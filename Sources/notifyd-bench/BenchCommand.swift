@@ -1,0 +1,87 @@
+import ArgumentParser
+import Glibc
+
+/// `notifyd-bench`: measures notifyd against baselines taken in the same run.
+@main
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notifyd-bench",
+        abstract: "Measure notifyd against baselines taken in the same run.",
+        discussion: """
+            Starts a private dbus-daemon, a fresh state directory and notifyd on it, then reports, each \
+            against its baseline: the GetBadge round trip against Peer.Ping (target: p50 within 1.30x), \
+            `notifyctl badge get` as a whole process against `busctl call` (target: no slower), notifyd's \
+            context switches while idle (target: 0) and its resident memory (target: under 15 MB). \
+            Everything it started is stopped and removed at the end.
+
+            The exit status is 0 when everything could be measured, even if a target was missed; \
+            1 when something could not run.
+            """)
+
+    /// The parts of the benchmark, for `--skip`.
+    enum Section: String, CaseIterable, ExpressibleByArgument {
+        /// GetBadge against Ping.
+        case calls
+        /// notifyctl against busctl (and gdbus).
+        case clients
+        /// Context switches while idle.
+        case idle
+        /// Resident memory.
+        case memory
+    }
+
+    @Option(help: ArgumentHelp("GetBadge calls and Ping calls to time (each).", valueName: "n"))
+    var calls = 10_000
+
+    @Option(help: ArgumentHelp("Untimed calls of each before timing.", valueName: "n"))
+    var warmUpCalls = 1_000
+
+    @Option(help: ArgumentHelp("Runs of each command-line client to time.", valueName: "n"))
+    var spawns = 200
+
+    @Option(help: ArgumentHelp("How long to watch notifyd while nothing calls it.", valueName: "seconds"))
+    var idleSeconds = 30.0
+
+    @Option(
+        help: ArgumentHelp(
+            "Where notifyd and notifyctl are (default: the directory of this executable).", valueName: "dir"))
+    var binDir: String?
+
+    @Option(help: ArgumentHelp("Leave out a section; repeat to leave out more.", valueName: "section"))
+    var skip: [Section] = []
+
+    @Flag(help: "Print one JSON object with every figure and ratio instead of the table.")
+    var json = false
+
+    @Flag(help: "Keep the scratch directory (notifyd's state and log, the bus log) and print where it is.")
+    var keepScratch = false
+
+    func validate() throws {
+        guard calls >= 1, warmUpCalls >= 0 else { throw ValidationError("--calls must be at least 1, --warm-up-calls at least 0.") }
+        guard spawns >= 1 else { throw ValidationError("--spawns must be at least 1.") }
+        guard idleSeconds > 0, idleSeconds <= 3600 else { throw ValidationError("--idle-seconds must be between 0 and 3600.") }
+    }
+
+    func run() throws {
+        do {
+            let run = BenchRun(
+                programs: try BenchPrograms.locate(binDirectory: binDir),
+                sections: Set(Section.allCases).subtracting(skip),
+                calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
+                keepScratch: keepScratch)
+            let report = try run.execute()
+            print(json ? report.json() : report.table(), terminator: "")
+        } catch {
+            Progress.say("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Progress lines on standard error, so that standard output holds only the report.
+enum Progress {
+    static func say(_ line: String) {
+        let bytes = Array("notifyd-bench: \(line)\n".utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}

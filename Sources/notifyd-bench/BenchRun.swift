@@ -1,0 +1,100 @@
+import DBus
+import Glibc
+
+/// One run of the benchmark: sets up the bus and notifyd, measures the
+/// chosen sections in order (calls, clients, idle, memory), tears down.
+struct BenchRun {
+    let programs: BenchPrograms
+    let sections: Set<BenchCommand.Section>
+    let calls: Int
+    let warmUpCalls: Int
+    let spawns: Int
+    let idleSeconds: Double
+    let keepScratch: Bool
+
+    /// The app whose badge every client reads, and its badge.
+    static let appID = "org.notifyd.Bench"
+    static let badge: UInt32 = 3
+    /// The pause before the idle window, for work earlier sections left.
+    static let settleSeconds = 2.0
+
+    func execute() throws(BenchFailure) -> BenchReport {
+        var report = BenchReport()
+        report.host = HostDescription.current()
+        report.sections = BenchCommand.Section.allCases.filter(sections.contains).map(\.rawValue)
+        if sections.contains(.calls) { report.settings += [("calls", Double(calls)), ("warm-up calls", Double(warmUpCalls))] }
+        if sections.contains(.clients) { report.settings.append(("spawns", Double(spawns))) }
+        if sections.contains(.idle) { report.settings.append(("idle seconds", idleSeconds)) }
+        report.programs = programs.list
+
+        let scratch = try ScratchDirectory()
+        defer {
+            if keepScratch { Progress.say("kept \(scratch.path)") } else { scratch.remove() }
+        }
+        let bus = try PrivateBus(
+            dbusDaemon: programs.dbusDaemon, scratch: scratch, environment: ChildEnvironment.inherited(overriding: [:]))
+        defer { bus.stop() }
+        Progress.say("private bus at \(bus.address)")
+        let environment = ChildEnvironment.inherited(overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+
+        let notifyd = try NotifydProcess(
+            notifyd: programs.notifyd, stateDirectory: try scratch.makeSubdirectory("state"),
+            logPath: scratch.appending("notifyd.log"), environment: environment)
+        defer { notifyd.stop() }
+
+        let connection: DBusConnection
+        do {
+            connection = try DBusConnection.connect(to: .address(bus.address), private: true)
+        } catch {
+            throw BenchFailure("cannot connect to the private bus: \(error)")
+        }
+        // The connection stays open until the end: its leaving the bus would
+        // be traffic during the idle window.
+        try withExtendedLifetime(connection) { () throws(BenchFailure) in
+            do throws(BenchFailure) {
+                try measure(&report, notifyd: notifyd, connection: connection, environment: environment)
+            } catch {
+                // A call that failed because notifyd died says so, with its log.
+                guard let ended = notifyd.process.poll() else { throw error }
+                throw BenchFailure("\(error)\nnotifyd ended with \(ended). \(notifyd.logTail())")
+            }
+        }
+
+        var termination = ChildProcess.Termination.exited(0)
+        let stopTime = MonotonicClock.measure { termination = notifyd.stop() }
+        report.notes.append(
+            "notifyd stopped on SIGTERM with \(termination) after \(ReportRow.text(Double(stopTime) / 1e6, .milliseconds)).")
+        return report
+    }
+
+    /// The sections, in order, on a running notifyd.
+    private func measure(
+        _ report: inout BenchReport, notifyd: NotifydProcess, connection: DBusConnection, environment: [String]
+    ) throws(BenchFailure) {
+        try notifyd.waitUntilServing(on: connection)
+        Progress.say("notifyd (process \(notifyd.pid)) serves \(NotifydBusNames.busName)")
+        let idle = IdleBenchmark(pid: notifyd.pid)
+        let memoryAtStart = try? idle.measureMemory()
+        let callLatency = CallLatencyBenchmark(connection: connection, appID: Self.appID, expectedBadge: Self.badge)
+        try callLatency.prepare()
+
+        if sections.contains(.calls) {
+            Progress.say("timing \(calls) GetBadge and \(calls) Ping calls")
+            report.addCallLatency(try callLatency.run(calls: calls, warmUpCalls: warmUpCalls))
+        }
+        if sections.contains(.clients) {
+            Progress.say("timing \(spawns) runs of each command-line client")
+            let clients = ClientSpawnBenchmark(environment: environment)
+            report.addClientSpawns(try clients.run(programs.clients(appID: Self.appID), spawns: spawns))
+        }
+        if sections.contains(.idle) {
+            Progress.say("watching notifyd idle for \(NumberText.compact(idleSeconds)) s")
+            report.addWakeUps(try idle.measureWakeUps(seconds: idleSeconds, settleSeconds: Self.settleSeconds))
+        }
+        if sections.contains(.memory) {
+            if !sections.contains(.idle) { MonotonicClock.sleep(seconds: Self.settleSeconds) }
+            report.addMemory(idle: try idle.measureMemory(), atStart: memoryAtStart)
+        }
+        if notifyd.process.poll() != nil { throw BenchFailure("notifyd is no longer running.") }
+    }
+}

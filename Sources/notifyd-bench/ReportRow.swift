@@ -1,0 +1,95 @@
+/// One line of the report: a measured figure, the baseline it is compared
+/// with (measured in the same run), the ratio, the target and the verdict.
+struct ReportRow {
+    /// A stable key for machines, e.g. `getbadge_p50`.
+    let id: String
+    /// What was measured, e.g. `GetBadge round trip, p50`.
+    let figure: String
+    /// The figure in ``unit``, or nil when it could not be measured.
+    let value: Double?
+    let unit: Unit
+    /// What the figure is compared with, e.g. `Peer.Ping, p50`.
+    var baseline: String? = nil
+    var baselineValue: Double? = nil
+    var target: Target = .none
+    /// Why the figure is missing, or what to know when reading it.
+    var note: String? = nil
+
+    enum Unit: String {
+        case microseconds = "us"
+        case milliseconds = "ms"
+        case count
+        case kilobytes = "kB"
+
+        /// Digits after the point in JSON: whole counts and kilobytes have none.
+        var jsonDecimals: Int {
+            switch self {
+            case .microseconds, .milliseconds: 3
+            case .count, .kilobytes: 0
+            }
+        }
+    }
+
+    /// What counts as meeting the goal.
+    enum Target {
+        /// No target: the row is for information.
+        case none
+        /// value / baseline at most this.
+        case ratioAtMost(Double)
+        /// The value itself at most this.
+        case atMost(Double)
+        /// The value itself below this.
+        case below(Double)
+    }
+
+    enum Verdict: String {
+        case pass = "PASS"
+        case miss = "MISS"
+        /// A row with no target.
+        case information = "-"
+        /// The figure could not be measured.
+        case unavailable = "N/A"
+    }
+
+    /// value / baseline, when both exist and the baseline is not zero.
+    var ratio: Double? {
+        guard let value, let baselineValue, baselineValue != 0 else { return nil }
+        return value / baselineValue
+    }
+
+    var verdict: Verdict {
+        guard let value else { return .unavailable }
+        switch target {
+        case .none: return .information
+        case .ratioAtMost(let limit):
+            guard let ratio else { return .unavailable }
+            return ratio <= limit ? .pass : .miss
+        case .atMost(let limit): return value <= limit ? .pass : .miss
+        case .below(let limit): return value < limit ? .pass : .miss
+        }
+    }
+
+    /// The target as the table shows it, e.g. `<= 1.30x`.
+    var targetText: String {
+        switch target {
+        case .none: ""
+        case .ratioAtMost(let limit): "<= \(NumberText.fixed(limit, decimals: 2))x"
+        case .atMost(let limit): "<= \(ReportRow.text(limit, unit))"
+        case .below(let limit): "< \(ReportRow.text(limit, unit))"
+        }
+    }
+
+    var valueText: String { value.map { ReportRow.text($0, unit) } ?? "n/a" }
+    var baselineValueText: String { baselineValue.map { ReportRow.text($0, unit) } ?? "" }
+    var ratioText: String { ratio.map { NumberText.fixed($0, decimals: 2) + "x" } ?? "" }
+
+    /// A figure with its unit, as a person reads it.
+    static func text(_ value: Double, _ unit: Unit) -> String {
+        switch unit {
+        case .microseconds: "\(NumberText.fixed(value, decimals: 1)) µs"
+        case .milliseconds: "\(NumberText.fixed(value, decimals: 2)) ms"
+        case .count: NumberText.fixed(value, decimals: 0)
+        case .kilobytes: "\(NumberText.fixed(value / 1024, decimals: 1)) MB"
+        }
+    }
+}
