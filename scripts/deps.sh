@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# Installs the Debian packages notifyd needs, only those that are missing.
+# Sourced by scripts/run-notifyd and scripts/test; uses sudo when not root.
+
+NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev pkg-config)
+NOTIFYD_RUN_PACKAGES=(dbus-daemon dbus-bin libnotify-bin)
+NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 systemd jq)
+
+notifyd_install_missing() {
+    local missing=() package
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "Installing missing packages: ${missing[*]}" >&2
+    local sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+notifyd_require_swift() {
+    if ! command -v swift >/dev/null 2>&1; then
+        [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
+    fi
+    command -v swift >/dev/null 2>&1 || {
+        echo "Swift 6 is needed: install it from swift.org and put it on PATH." >&2
+        exit 1
+    }
+}
