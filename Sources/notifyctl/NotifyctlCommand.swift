@@ -39,7 +39,8 @@ struct NotifyctlCommand: ParsableCommand {
     static func main() {
         var status = ExitStatus.success
         do {
-            var command = try parseAsRoot()
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            var command = try FastPath.command(arguments) ?? parseAsRoot(arguments)
             try command.run()
         } catch {
             status = Self.status(reporting: error)

@@ -11,7 +11,7 @@ public final class TestBus: @unchecked Sendable {
     public let directory: URL
     /// Where activatable services of this bus are described.
     public let serviceDirectory: URL
-    private let process: Process
+    private let process: SpawnedProcess
 
     public init() throws {
         directory = try makeTemporaryDirectory(prefix: "notifyd-bus")
@@ -21,25 +21,27 @@ public final class TestBus: @unchecked Sendable {
         try Self.configuration(socketDirectory: directory.path, serviceDirectory: serviceDirectory.path)
             .write(to: config, atomically: true, encoding: .utf8)
 
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        let logPath = directory.appendingPathComponent("bus.log").path
+        let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe failed") }
+        defer { close(log) }
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_DIRS"] = directory.path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("bus.log").path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: directory.appendingPathComponent("bus.log"))
-        try process.run()
+        process = try SpawnedProcess(
+            "/usr/bin/dbus-daemon",
+            ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"],
+            environment: environment, stdoutFD: pipeFDs[1], stderrFD: log)
+        close(pipeFDs[1])
+        let output = FileHandle(fileDescriptor: pipeFDs[0], closeOnDealloc: true)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             if chunk.isEmpty { break }
             line.append(chunk)
         }
         guard let text = String(data: line, encoding: .utf8)?.split(separator: "\n").first, !text.isEmpty else {
-            process.terminate()
+            process.kill(SIGKILL)
             throw TestFailure("dbus-daemon printed no address")
         }
         address = String(text)
@@ -52,9 +54,7 @@ public final class TestBus: @unchecked Sendable {
 
     /// Kills the bus (its clients see the connection drop).
     public func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.kill(SIGKILL)
     }
 
     /// Writes a D-Bus activation file for `name` running `executable`.
