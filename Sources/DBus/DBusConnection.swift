@@ -123,12 +123,14 @@ public final class DBusConnection {
     ///
     /// - Parameter timeoutMilliseconds: -1 is libdbus's default (25 s).
     public func call(_ message: DBusMessage, timeoutMilliseconds: Int32 = -1) throws(DBusError) -> DBusMessage {
-        let what = "\(message.interface ?? "").\(message.member ?? "") on \(message.destination ?? "peer")"
         // Error replies keep the peer's name and message untouched.
         let reply = try withCDBusError(nil) {
             dbus_connection_send_with_reply_and_block(raw, message.raw, timeoutMilliseconds, $0)
         }
-        guard let reply else { throw DBusError.failed("call to \(what) got no reply") }
+        guard let reply else {
+            let what = "\(message.interface ?? "").\(message.member ?? "") on \(message.destination ?? "peer")"
+            throw DBusError.failed("call to \(what) got no reply")
+        }
         let replyMessage = DBusMessage(taking: reply)
         if let error = replyMessage.asError() { throw error }
         return replyMessage

@@ -149,6 +149,39 @@ import TestSupport
         try listener.sync { ListenerState.connection = nil }
     }
 
+    @Test func signalsToOneDestinationReachOnlyIt() throws {
+        let target = try LoopThread()
+        let bystander = try LoopThread()
+        let targetGot = Received()
+        let bystanderGot = Received()
+        let address = bus.address
+        func listen(_ thread: LoopThread, _ received: Received) throws -> String {
+            try thread.sync {
+                let connection = try DBusConnection.connect(to: .address(address))
+                try connection.attach(to: thread.loop)
+                try connection.subscribe(DBusMatchRule(interface: "org.example.Test", member: "Direct")) { message in
+                    received.append((try? message.arguments()) ?? [])
+                }
+                ListenerState.keep[connection.uniqueName ?? ""] = connection
+                return connection.uniqueName ?? ""
+            }
+        }
+        let targetName = try listen(target, targetGot)
+        let bystanderName = try listen(bystander, bystanderGot)
+        try server.sync {
+            try ServerState.shared.connection!.emitSignal(
+                path: Self.path, interface: "org.example.Test", member: "Direct", [.string("only you")],
+                destination: targetName)
+            try ServerState.shared.connection!.emitSignal(
+                path: Self.path, interface: "org.example.Test", member: "Direct", [.string("everyone")])
+        }
+        #expect(targetGot.wait(count: 2) == [[.string("only you")], [.string("everyone")]])
+        #expect(bystanderGot.wait(count: 1) == [[.string("everyone")]])
+        // Each connection is released on its own loop's thread.
+        try target.sync { ListenerState.keep[targetName] = nil }
+        try bystander.sync { ListenerState.keep[bystanderName] = nil }
+    }
+
     @Test func asyncCallCompletesOnTheLoop() throws {
         let received = Received()
         try server.sync {
@@ -246,6 +279,7 @@ final class ServerState: @unchecked Sendable {
 
 enum ListenerState {
     nonisolated(unsafe) static var connection: DBusConnection?
+    nonisolated(unsafe) static var keep: [String: DBusConnection] = [:]
 }
 
 enum MessageCodecSamples {
