@@ -40,6 +40,9 @@ let package = Package(
             name: "CLibnotify", pkgConfig: "libnotify",
             providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(
+            name: "CCanberra", pkgConfig: "libcanberra",
+            providers: [.apt(["libcanberra-dev"])]),
+        .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
@@ -57,7 +60,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "NotifyDesktop",
-            dependencies: ["DBus", "NotifyCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "DBus", "NotifyCore", "CLibnotify", "CCanberra",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings),
         .target(
             name: "NotifyDaemon",
@@ -96,6 +102,9 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotifyDesktopTests", dependencies: ["NotifyDesktop", "DBus", "TestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "DBus", "TestSupport"],
             swiftSettings: strictSettings),
