@@ -42,6 +42,11 @@ let package = Package(
         .systemLibrary(
             name: "CCanberra", pkgConfig: "libcanberra",
             providers: [.apt(["libcanberra-dev"])]),
+        // Only for its pkg-config flags: CLibnotify's shim includes
+        // gio/gdesktopappinfo.h, which is under gio-unix-2.0's include path.
+        .systemLibrary(
+            name: "CGioUnix", pkgConfig: "gio-unix-2.0",
+            providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
@@ -61,7 +66,7 @@ let package = Package(
         .target(
             name: "NotifyDesktop",
             dependencies: [
-                "DBus", "NotifyCore", "CLibnotify", "CCanberra",
+                "DBus", "NotifyCore", "CLibnotify", "CCanberra", "CGioUnix",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),

@@ -1,0 +1,98 @@
+/// The private bookkeeping of ``SessionBook``: its per-session storage, the
+/// finished-session index and the lazy deadline heap.
+extension SessionBook {
+    mutating func removePendingCount(of app: AppID) {
+        pendingTotal -= 1
+        let left = (pendingByApp[app] ?? 1) - 1
+        pendingByApp[app] = left > 0 ? left : nil
+    }
+
+    /// Keeps the first deadline a pending one, and rebuilds the heap when
+    /// more than half of it is stale.
+    mutating func dropStaleDeadlines() {
+        if deadlines.count > 2 * pendingTotal + 1024 {
+            deadlines = MinHeap(entries.values.flatMap { $0.pending.values.map(DeadlineEntry.init) })
+        }
+        while let first = deadlines.first, entries[first.session]?.pending[first.id] == nil {
+            deadlines.popFirst()
+        }
+    }
+
+    /// Brings the finished-session index up to date after `session` changed.
+    mutating func updateFinished(_ session: SessionID) {
+        guard let entry = entries[session] else { return }
+        let isFinished = entry.pending.isEmpty && !entry.record.inProgress
+        guard isFinished != (entry.finishedMark != nil) else { return }
+        if isFinished {
+            lastFinishedMark += 1
+            entries[session]!.finishedMark = lastFinishedMark
+            finishedByAge.push(
+                FinishedEntry(lastEvent: entry.record.lastEvent, session: session, mark: lastFinishedMark))
+            finishedCount += 1
+        } else {
+            entries[session]!.finishedMark = nil
+            finishedCount -= 1
+        }
+    }
+
+    /// Forgets the finished sessions with the oldest last event beyond
+    /// ``finishedSessionsKept``; returns them, oldest first.
+    mutating func forgetOldFinishedSessions() -> [SessionID] {
+        var forgotten: [SessionID] = []
+        while finishedCount > Self.finishedSessionsKept, let oldest = finishedByAge.popFirst() {
+            guard entries[oldest.session]?.finishedMark == oldest.mark else { continue }
+            entries[oldest.session] = nil
+            finishedCount -= 1
+            forgotten.append(oldest.session)
+        }
+        if finishedByAge.count > 2 * finishedCount + 1024 {
+            finishedByAge = MinHeap(
+                entries.compactMap { id, entry in
+                    entry.finishedMark.map { FinishedEntry(lastEvent: entry.record.lastEvent, session: id, mark: $0) }
+                })
+        }
+        return forgotten
+    }
+}
+
+/// A session with its pending handlers.
+struct SessionEntry: Sendable, Equatable {
+    var record: SessionRecord
+    /// Pending handlers by id; ids give the stored order.
+    var pending: [UInt64: CompletionHandler] = [:]
+    /// Set while the session is finished; tells a current entry of
+    /// `finishedByAge` from a stale one.
+    var finishedMark: UInt64?
+
+    static func == (lhs: SessionEntry, rhs: SessionEntry) -> Bool {
+        lhs.record == rhs.record && lhs.pending == rhs.pending
+    }
+}
+
+/// A handler's place in the deadline heap, ordered by (deadline, id).
+struct DeadlineEntry: Comparable, Sendable {
+    let deadline: Microseconds
+    let id: UInt64
+    let session: SessionID
+
+    init(_ handler: CompletionHandler) {
+        deadline = handler.deadline
+        id = handler.id
+        session = handler.session
+    }
+
+    static func < (lhs: DeadlineEntry, rhs: DeadlineEntry) -> Bool {
+        (lhs.deadline, lhs.id) < (rhs.deadline, rhs.id)
+    }
+}
+
+/// A finished session's place in the age heap, oldest last event first.
+struct FinishedEntry: Comparable, Sendable {
+    let lastEvent: Microseconds
+    let session: SessionID
+    let mark: UInt64
+
+    static func < (lhs: FinishedEntry, rhs: FinishedEntry) -> Bool {
+        (lhs.lastEvent, lhs.session, lhs.mark) < (rhs.lastEvent, rhs.session, rhs.mark)
+    }
+}
