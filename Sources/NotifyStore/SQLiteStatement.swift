@@ -98,3 +98,16 @@ public final class SQLiteStatement {
 
 @available(*, unavailable, message: "a statement belongs to its connection's thread")
 extension SQLiteStatement: Sendable {}
+
+extension SQLiteStatement {
+    /// Binds the bit pattern of `value` as an integer (values above
+    /// `Int64.max` become negative in SQL), or `NULL` for `nil`.
+    func bind(bitPattern value: UInt64?, at index: Int) throws {
+        if let value { try bind(Int64(bitPattern: value), at: index) } else { try bindNull(at: index) }
+    }
+
+    /// Column `column` (from 0) read back as written by ``bind(bitPattern:at:)``; `nil` for `NULL`.
+    func uint64(bitPatternAt column: Int) -> UInt64? {
+        isNull(at: column) ? nil : UInt64(bitPattern: int64(at: column))
+    }
+}

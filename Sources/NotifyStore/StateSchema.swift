@@ -26,6 +26,33 @@ public enum StateSchema {
                     count INTEGER NOT NULL CHECK (count > 0)
                 );
                 """),
+        SchemaMigration(
+            "sessions, completion handlers and the last handler ID",
+            sql: """
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    app_id TEXT NOT NULL,
+                    events INTEGER NOT NULL CHECK (events BETWEEN 0 AND 4294967295),
+                    last_event_us INTEGER NOT NULL,
+                    bytes_written INTEGER NULL,
+                    bytes_expected INTEGER NULL,
+                    progress REAL NULL,
+                    in_progress INTEGER NOT NULL CHECK (in_progress IN (0, 1)),
+                    last_result TEXT NULL
+                );
+                CREATE TABLE handlers (
+                    id INTEGER PRIMARY KEY CHECK (id <> 0),
+                    session_id TEXT NOT NULL,
+                    app_id TEXT NOT NULL,
+                    stored_at_us INTEGER NOT NULL,
+                    deadline_us INTEGER NOT NULL
+                );
+                CREATE INDEX handlers_by_session ON handlers (session_id);
+                CREATE TABLE counters (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    value INTEGER NOT NULL
+                );
+                """),
     ]
 
     /// The schema version this build writes.

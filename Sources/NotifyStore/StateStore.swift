@@ -19,6 +19,8 @@ public final class StateStore {
 
     let database: SQLiteDatabase
     private let badges: BadgeTable
+    private let sessions: SessionTable
+    private let handlers: HandlerTable
     private let lock: StateDirectoryLock
     private var staged = StagedWrites()
 
@@ -32,6 +34,8 @@ public final class StateStore {
             path: FileSystem.join(directory, Self.databaseFileName))
         try StateSchema.migrate(database)
         self.badges = try BadgeTable(database: database)
+        self.sessions = try SessionTable(database: database)
+        self.handlers = try HandlerTable(database: database)
         self.database = database
         self.lock = lock
         self.directory = directory
@@ -48,10 +52,58 @@ public final class StateStore {
         staged.stage(.badge(appID: appID, count: count))
     }
 
+    // MARK: Sessions and completion handlers
+
+    /// The sessions as committed to the database (staged writes not included).
+    public func loadSessions() throws -> [StoredSession] {
+        try SessionTable.load(from: database)
+    }
+
+    /// The pending handlers as committed, ordered by ID.
+    public func loadHandlers() throws -> [StoredHandler] {
+        try HandlerTable.load(from: database)
+    }
+
+    /// The largest handler ID ever stored (also of handlers since invoked),
+    /// so that IDs are never reused after a restart; 0 when none.
+    public func loadLastHandlerID() throws -> UInt64 {
+        try HandlerTable.loadLastID(from: database)
+    }
+
+    /// Stages `session` for the next commit, inserting or replacing the row
+    /// with its ID. No I/O; a later write for the same session replaces this one.
+    public func stageSession(_ session: StoredSession) {
+        staged.stage(.session(session))
+    }
+
+    /// Stages the removal of session `id`. No I/O; a later write for the same
+    /// session replaces this one.
+    public func stageSessionRemoval(_ id: String) {
+        staged.stage(.sessionRemoval(id: id))
+    }
+
+    /// Stages the insert of `handler` and raises the last handler ID to its
+    /// ID. No I/O. An ID already stored, or staged twice, makes the commit
+    /// fail with `.constraint`.
+    public func stageHandler(_ handler: StoredHandler) {
+        staged.stage(.handler(handler))
+    }
+
+    /// Stages the removal of handler `id` (it was invoked). No I/O. A
+    /// handler staged in the same batch is inserted and deleted in order,
+    /// so that a reused ID still fails the commit; no row is left, and the
+    /// last handler ID counts it.
+    public func stageHandlerRemoval(_ id: UInt64) {
+        staged.stage(.handlerRemoval(id: id))
+    }
+
+    // MARK: Commit
+
     /// Whether anything is waiting for ``commit()``.
     public var hasStagedWrites: Bool { !staged.isEmpty }
 
-    /// How many writes are waiting for ``commit()`` (one per row).
+    /// How many writes are waiting for ``commit()``: one per row, the last
+    /// handler ID counting as one row.
     public var stagedWriteCount: Int { staged.count }
 
     /// Writes everything staged in one `BEGIN IMMEDIATE` ... `COMMIT` and
@@ -72,51 +124,19 @@ public final class StateStore {
         switch write {
         case .badge(let appID, let count):
             try badges.write(appID: appID, count: count)
+        case .session(let session):
+            try sessions.write(session)
+        case .sessionRemoval(let id):
+            try sessions.remove(id: id)
+        case .handler(let handler):
+            try handlers.write(handler)
+        case .handlerRemoval(let id):
+            try handlers.remove(id: id)
+        case .lastHandlerID(let id):
+            try handlers.recordLastID(id)
         }
     }
 }
 
 @available(*, unavailable, message: "a store belongs to one thread")
 extension StateStore: Sendable {}
-
-/// A write the ``StateStore`` keeps in memory until the next commit.
-///
-/// To add a kind of write: add a case, give it a ``Key`` (writes with equal
-/// keys replace each other), and handle it in `StateStore.apply(_:)`.
-enum StagedWrite {
-    /// Set the badge of an app; 0 removes it.
-    case badge(appID: String, count: UInt32)
-
-    /// What a write replaces: a later write with the same key wins.
-    enum Key: Hashable {
-        case badge(appID: String)
-    }
-
-    var key: Key {
-        switch self {
-        case .badge(let appID, _): .badge(appID: appID)
-        }
-    }
-}
-
-/// The staged writes: one per key (the last one staged), applied in the
-/// order in which they were last staged.
-struct StagedWrites {
-    private var writes: [StagedWrite.Key: (order: Int, write: StagedWrite)] = [:]
-    private var nextOrder = 0
-
-    var isEmpty: Bool { writes.isEmpty }
-    var count: Int { writes.count }
-
-    mutating func stage(_ write: StagedWrite) {
-        writes[write.key] = (nextOrder, write)
-        nextOrder += 1
-    }
-
-    /// Returns the writes in order and forgets them.
-    mutating func take() -> [StagedWrite] {
-        let ordered = writes.values.sorted { $0.order < $1.order }.map(\.write)
-        self = StagedWrites()
-        return ordered
-    }
-}

@@ -1,0 +1,88 @@
+/// A write the ``StateStore`` keeps in memory until the next commit.
+///
+/// To add a kind of write: add a case, give it a ``Key`` (writes with equal
+/// keys replace each other) or `nil` (never replaced), and handle it in
+/// `StateStore.apply(_:)`.
+enum StagedWrite {
+    /// Set the badge of an app; 0 removes it.
+    case badge(appID: String, count: UInt32)
+    /// Insert or replace a session.
+    case session(StoredSession)
+    /// Remove a session.
+    case sessionRemoval(id: String)
+    /// Insert a handler (never replaces a row).
+    case handler(StoredHandler)
+    /// Remove an invoked handler.
+    case handlerRemoval(id: UInt64)
+    /// Raise the largest handler ID ever stored.
+    case lastHandlerID(UInt64)
+
+    /// What a write replaces: a later write with the same key wins.
+    enum Key: Hashable {
+        case badge(appID: String)
+        case session(id: String)
+        case handlerRemoval(id: UInt64)
+        case lastHandlerID
+    }
+
+    /// `nil` for a handler insert: a second insert of an ID must reach the
+    /// database and fail there, not replace the first. (`.lastHandlerID` is
+    /// not kept in the list of writes: ``StagedWrites`` keeps the maximum.)
+    var key: Key? {
+        switch self {
+        case .badge(let appID, _): .badge(appID: appID)
+        case .session(let session): .session(id: session.id)
+        case .sessionRemoval(let id): .session(id: id)
+        case .handler: nil
+        case .handlerRemoval(let id): .handlerRemoval(id: id)
+        case .lastHandlerID: .lastHandlerID
+        }
+    }
+}
+
+/// The staged writes: one per key (the last one staged), applied in the
+/// order in which they were last staged; writes without a key are all kept.
+///
+/// Handler inserts are never collapsed, not even with a removal of the same
+/// ID in the same batch: the insert must reach the database, so that an ID
+/// already stored (or staged twice) fails the commit with `.constraint`
+/// instead of cancelling out silently. The largest handler ID staged is kept
+/// as one ``StagedWrite/lastHandlerID(_:)`` write, applied last.
+struct StagedWrites {
+    /// In the order staged; `nil` where a later write with the same key replaced it.
+    private var writes: [StagedWrite?] = []
+    /// Where the live write of each key is in `writes`.
+    private var positions: [StagedWrite.Key: Int] = [:]
+    /// The largest handler ID staged in this batch.
+    private var lastHandlerID: UInt64?
+    private var liveCount = 0
+
+    var isEmpty: Bool { count == 0 }
+    var count: Int { liveCount + (lastHandlerID == nil ? 0 : 1) }
+
+    mutating func stage(_ write: StagedWrite) {
+        switch write {
+        case .handler(let handler):
+            lastHandlerID = max(lastHandlerID ?? 0, handler.id)
+        case .lastHandlerID(let id):
+            lastHandlerID = max(lastHandlerID ?? 0, id)
+            return
+        default:
+            break
+        }
+        if let key = write.key, let replaced = positions.updateValue(writes.count, forKey: key) {
+            writes[replaced] = nil
+            liveCount -= 1
+        }
+        writes.append(write)
+        liveCount += 1
+    }
+
+    /// Returns the writes in order and forgets them.
+    mutating func take() -> [StagedWrite] {
+        var ordered = writes.compactMap { $0 }
+        if let lastHandlerID { ordered.append(.lastHandlerID(lastHandlerID)) }
+        self = StagedWrites()
+        return ordered
+    }
+}
