@@ -1,0 +1,110 @@
+public import Logging
+import Synchronization
+
+/// Posts desktop notifications with libnotify without ever blocking the
+/// caller.
+///
+/// libnotify (GDBus underneath) makes blocking D-Bus calls and needs a GLib
+/// main loop for its action and close callbacks, so every libnotify and GIO
+/// call happens on one ``GLibThread`` of the notifier's own: `notify_init`
+/// runs there first, requests are queued to it, and results come back
+/// through `events`, called on that thread (or on the caller's, for a
+/// request made after ``shutDown()``). Hop to your own loop from there;
+/// never block in it, and do not keep the last reference to the notifier
+/// in it.
+///
+/// libnotify uses the session bus of `DBUS_SESSION_BUS_ADDRESS` as it is
+/// when the first request is posted, and keeps its state per process: one
+/// notifier may run at a time (a second one throws `Busy`).
+public final class DesktopNotifier: Sendable {
+    private let thread: GLibThread
+    private let table: ThreadConfined<NotificationTable>
+    private let events: @Sendable (DesktopEvent) -> Void
+    private let stopped = Mutex(false)
+
+    /// Whether a notifier owns libnotify in this process.
+    private static let running = Mutex(false)
+
+    /// Starts the GLib thread and libnotify on it.
+    public init(logger: Logger, events: @escaping @Sendable (DesktopEvent) -> Void) throws(DesktopError) {
+        try Self.claimLibnotify()
+        let thread: GLibThread
+        do throws(DesktopError) {
+            thread = try GLibThread(name: "notifyd-glib")
+        } catch {
+            Self.running.withLock { $0 = false }
+            throw error
+        }
+        let table = ThreadConfined(NotificationTable(logger: logger, events: events), on: thread)
+        guard thread.sync({ table.access { $0.open() } }) == true else {
+            thread.stop()
+            Self.running.withLock { $0 = false }
+            throw DesktopError(.glib, "notify_init failed")
+        }
+        self.thread = thread
+        self.table = table
+        self.events = events
+    }
+
+    deinit {
+        shutDown()
+    }
+
+    /// Posts `request`, or updates the popup showing under its key; returns
+    /// at once. The outcome arrives as `.posted` or `.failed`.
+    public func post(_ request: NotificationRequest) {
+        let table = self.table
+        guard thread.perform({ table.access { $0.post(request) } }) else {
+            events(.failed(request.key, message: "the desktop notifier is shut down"))
+            return
+        }
+    }
+
+    /// Asks the server to close the popup under `key`, if one is showing;
+    /// `.closed` follows when the server confirms.
+    public func close(_ key: NotificationKey) {
+        let table = self.table
+        thread.perform { table.access { $0.close(key) } }
+    }
+
+    /// The app's name and icon as notifications use them (cached per app).
+    public func lookUpApp(_ appID: String, completion: @escaping @Sendable (DesktopAppInfo) -> Void) {
+        let table = self.table
+        let done = thread.perform { table.access { completion($0.appInfo(for: appID)) } }
+        if !done { completion(DesktopAppInfo(name: appID, icon: nil, hasDesktopFile: false)) }
+    }
+
+    /// Forgets the cached app names and icons (after desktop files changed).
+    public func forgetAppInfo() {
+        let table = self.table
+        thread.perform { table.access { $0.forgetApps() } }
+    }
+
+    /// Forgets every popup (they stay on screen), `notify_uninit`, and
+    /// joins the GLib thread. Idempotent; later requests fail.
+    public func shutDown() {
+        let table = self.table
+        stopped.withLock { stopped in
+            guard !stopped else { return }
+            stopped = true
+            thread.stop { table.access { $0.tearDown() } }
+            Self.running.withLock { $0 = false }
+        }
+    }
+
+    /// Runs `body` on the GLib thread with the table and waits (tests).
+    func withTable<T: Sendable>(_ body: @escaping @Sendable (NotificationTable) -> T) -> T? {
+        let table = self.table
+        return thread.sync { table.access(body) }
+    }
+
+    private static func claimLibnotify() throws(DesktopError) {
+        let claimed = running.withLock { running in
+            defer { running = true }
+            return !running
+        }
+        guard claimed else {
+            throw DesktopError(.busy, "another DesktopNotifier is running: libnotify allows one per process")
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import CLibnotify
+import Logging
+
+/// What ``DesktopNotifier`` keeps on its GLib thread: libnotify's state,
+/// the popups showing by key, the app-info cache and the session bus
+/// connection libnotify's proxy runs on.
+///
+/// GLib thread only (it lives in a ``ThreadConfined``). A popup is known
+/// from its first successful post until the server closes it, closing it
+/// fails, or teardown; forgetting drops the `NotifyNotification` and its
+/// callbacks.
+final class NotificationTable {
+    private let logger: Logger
+    private let events: @Sendable (DesktopEvent) -> Void
+    private var entries: [NotificationKey: LibnotifyNotification] = [:]
+    private let apps = AppInfoCache()
+    /// GIO's session bus singleton (one reference), held so it outlives
+    /// libnotify's proxy and with `exit-on-close` off: GIO would otherwise
+    /// raise SIGTERM in the process when the bus goes away.
+    private var bus: OpaquePointer?
+    private var isOpen = false
+
+    init(logger: Logger, events: @escaping @Sendable (DesktopEvent) -> Void) {
+        self.logger = logger
+        self.events = events
+    }
+
+    /// Popups showing now.
+    var count: Int { entries.count }
+
+    /// Whether GIO would raise SIGTERM when the held bus connection closes
+    /// (nil without one).
+    var exitsWhenTheBusCloses: Bool? { bus.map { g_dbus_connection_get_exit_on_close($0) != gFalse } }
+
+    /// `notify_init`, on this thread, before any other libnotify call.
+    func open() -> Bool {
+        isOpen = notify_init("notifyd") != gFalse
+        return isOpen
+    }
+
+    /// Forgets every popup (they stay on screen), `notify_uninit`, and
+    /// releases the bus. Afterwards every request fails.
+    func tearDown() {
+        guard isOpen else { return }
+        isOpen = false
+        closeLibnotify()
+    }
+
+    func appInfo(for appID: String) -> DesktopAppInfo { apps.info(for: appID) }
+    func forgetApps() { apps.removeAll() }
+
+    /// Posts a new popup or updates the one showing under the same key.
+    func post(_ request: NotificationRequest) {
+        let key = request.key
+        do throws(DesktopError) {
+            guard isOpen else { throw DesktopError(.shutDown, "the desktop notifier is shut down") }
+            guard !request.summary.isEmpty else { throw DesktopError(.invalidRequest, "a notification needs a summary") }
+            try connectBus()
+            let app = apps.info(for: request.appID)
+            let notification: LibnotifyNotification
+            if let showing = entries[key] {
+                showing.update(summary: request.summary, body: request.body, icon: app.icon)
+                notification = showing
+            } else {
+                notification = LibnotifyNotification(summary: request.summary, body: request.body, icon: app.icon)
+                notification.onClosed { [weak self, weak notification] reason in
+                    guard let self, let notification else { return }
+                    self.closed(key, notification, reason: reason)
+                }
+            }
+            configure(notification, for: request, app: app)
+            try notification.show()
+            entries[key] = notification
+            events(.posted(key, id: notification.id, appName: app.name))
+        } catch {
+            // A popup already showing stays known: if it is still on screen,
+            // the next post replaces it instead of adding a second one.
+            logger.debug("cannot post \(key): \(error.message)")
+            events(.failed(key, message: error.message))
+        }
+    }
+
+    /// Asks the server to close the popup; `.closed` follows from the server.
+    func close(_ key: NotificationKey) {
+        guard isOpen, let notification = entries[key] else { return }
+        do throws(DesktopError) {
+            try notification.close()
+        } catch {
+            // The server is gone or never knew it: nothing left to close.
+            entries[key] = nil
+            logger.debug("cannot close \(key): \(error.message)")
+        }
+    }
+
+    private func closed(_ key: NotificationKey, _ notification: LibnotifyNotification, reason: Int32) {
+        guard entries[key] === notification else { return }
+        // libnotify holds a reference while it emits `closed`: dropping ours here is safe.
+        entries[key] = nil
+        events(.closed(key, reason: reason))
+    }
+
+    /// Hints, app name, category and actions, set afresh on every post.
+    private func configure(_ notification: LibnotifyNotification, for request: NotificationRequest, app: DesktopAppInfo) {
+        let key = request.key
+        notification.setAppName(app.name)
+        notification.setHint("desktop-entry", string: request.appID)
+        if let category = request.category, !category.isEmpty { notification.setCategory(category) }
+        switch request.soundHint {
+        case .name(let name) where !name.isEmpty: notification.setHint("sound-name", string: name)
+        case .file(let path) where !path.isEmpty: notification.setHint("sound-file", string: path)
+        case .suppress, .name, .file: notification.setHint("suppress-sound", bool: true)
+        case nil: break
+        }
+        if let progress = request.progress { notification.setHint("value", int32: min(max(progress, 0), 100)) }
+        if request.transient { notification.setHint("transient", bool: true) }
+        guard request.withActions else { return }
+        let events = self.events
+        if app.hasDesktopFile {
+            notification.addAction("default", label: app.name) { action in
+                events(.actionInvoked(key, action: action))
+            }
+        }
+        if request.openPath != nil {
+            notification.addAction("open", label: "Open") { action in events(.actionInvoked(key, action: action)) }
+        }
+    }
+
+    /// Holds the session bus; after it was lost, starts libnotify afresh
+    /// so that its proxy is made again on a new connection.
+    private func connectBus() throws(DesktopError) {
+        if let bus {
+            guard g_dbus_connection_is_closed(bus) != gFalse else { return }
+            logger.warning("the session bus connection was lost; connecting again")
+            closeLibnotify()
+            guard open() else { throw DesktopError(.glib, "libnotify cannot start again") }
+        }
+        let connection = try withGError("cannot connect to the session bus", failed: { $0 == nil }) {
+            g_bus_get_sync(G_BUS_TYPE_SESSION, nil, $0)
+        }
+        g_dbus_connection_set_exit_on_close(connection, gFalse)
+        bus = connection
+    }
+
+    private func closeLibnotify() {
+        // Dropped first, so notify_uninit does not close popups that have
+        // an `open` action (it would, for those still in its list).
+        entries.removeAll()
+        notify_uninit()
+        if let bus {
+            g_object_unref(UnsafeMutableRawPointer(bus))
+            self.bus = nil
+        }
+    }
+}
