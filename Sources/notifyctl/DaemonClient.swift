@@ -44,14 +44,28 @@ struct DaemonClient {
 
     /// Calls a method whose reply is one value of a known type.
     func call<Value: DBusRepresentable>(
-        _ interface: String, _ member: String, _ arguments: [DBusValue] = [], returning type: Value.Type
+        _ interface: String, _ member: String, _ arguments: [DBusValue] = [], returning type: Value.Type,
+        timeoutMilliseconds: Int32 = -1
     ) throws(NotifyctlError) -> Value {
-        let reply = try call(interface, member, arguments)
+        let reply = try call(interface, member, arguments, timeoutMilliseconds: timeoutMilliseconds)
         do {
             return try reply.decode(0, as: Value.self)
         } catch {
             throw Self.unexpectedReply(member, error)
         }
+    }
+
+    /// libdbus's "no timeout" (`DBUS_TIMEOUT_INFINITE`), for calls that
+    /// last as long as the user takes.
+    static let noTimeout: Int32 = 0x7fff_ffff
+
+    /// `WaitForSession`: blocks, without a time limit, until the session
+    /// has no pending handler, and returns how the last one ended
+    /// (`completed`, `cancelled` or `expired`; `none` when it never had one).
+    func waitForSession(_ session: String) throws(NotifyctlError) -> String {
+        try call(
+            NotifydNames.sessionsInterface, "WaitForSession", [.string(session)], returning: String.self,
+            timeoutMilliseconds: Self.noTimeout)
     }
 
     /// Every property of one of notifyd's interfaces (`Properties.GetAll`),

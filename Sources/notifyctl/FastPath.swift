@@ -12,12 +12,15 @@ import ArgumentParser
 /// busctl. So the plainest vectors (words only: no option but a trailing
 /// `--json`, no negative number, no help) are matched here into the very
 /// command values ArgumentParser would build, and run by the same `run()`.
-/// Everything else, every error included, goes through ArgumentParser.
-/// `FastPathTests` checks that both parse each such vector alike.
+/// `event`, which download hooks run in loops, also takes its string
+/// options and flags here (see ``event(_:)``). Everything else, every error
+/// included, goes through ArgumentParser. `FastPathTests` checks that both
+/// parse each such vector alike.
 enum FastPath {
     /// The command for `arguments` (without the program name), or nil when
     /// ArgumentParser must parse them.
     static func command(_ arguments: [String]) -> (any ParsableCommand)? {
+        if arguments.first == "event" { return event(arguments.dropFirst()) }
         var words = arguments
         var json = false
         if words.last == "--json" {
@@ -34,6 +37,12 @@ enum FastPath {
             var list = Badge.List()
             list.output = output(json)
             return list
+        case 1 where words[0] == "sessions":
+            var sessions = Sessions()
+            sessions.output = output(json)
+            return sessions
+        case 2:
+            return sessionCommand(words[0], session: words[1], json: json)
         case 3 where words[0] == "badge":
             return badgeCommand(words[1], app: words[2], number: nil, json: json)
         case 4 where words[0] == "badge":
@@ -71,6 +80,87 @@ enum FastPath {
         default:
             return nil
         }
+    }
+
+    private static func sessionCommand(_ verb: String, session: String, json: Bool) -> (any ParsableCommand)? {
+        switch verb {
+        case "complete":
+            var complete = Complete()
+            complete.session = session
+            complete.output = output(json)
+            return complete
+        case "cancel":
+            var cancel = Cancel()
+            cancel.session = session
+            cancel.output = output(json)
+            return cancel
+        case "wait":
+            var wait = Wait()
+            wait.session = session
+            wait.output = output(json)
+            return wait
+        default:
+            return nil
+        }
+    }
+
+    /// The string options of `event` taken here: each takes the next
+    /// argument as its value.
+    static let eventStringOptions: Set<String> = [
+        "--app", "--failed", "--title", "--summary", "--body", "--path", "--uri", "--sound",
+    ]
+
+    /// The flags of `event` taken here.
+    static let eventFlags: Set<String> = ["--no-notify", "--wait", "--json"]
+
+    /// `event SESSION` followed, in any order, by `--OPTION VALUE` pairs of
+    /// ``eventStringOptions`` (`--app` among them) and ``eventFlags``, each
+    /// at most once, every value a word (not empty, no leading `-`). The
+    /// number and choice options, `--opt=value`, repeats, `--` and anything
+    /// else go to ArgumentParser.
+    private static func event(_ arguments: ArraySlice<String>) -> Event? {
+        guard let session = arguments.first, isWord(session) else { return nil }
+        var values: [String: String] = [:]
+        var flags: Set<String> = []
+        var rest = arguments.dropFirst()
+        while let word = rest.popFirst() {
+            if eventFlags.contains(word) {
+                guard flags.insert(word).inserted else { return nil }
+            } else if eventStringOptions.contains(word), let value = rest.popFirst(), isWord(value) {
+                guard values.updateValue(value, forKey: word) == nil else { return nil }
+            } else {
+                return nil
+            }
+        }
+        guard let app = values["--app"] else { return nil }
+        var options = EventOptions()
+        options.failed = values["--failed"]
+        options.progress = nil
+        options.fetch = nil
+        options.title = values["--title"]
+        options.summary = values["--summary"]
+        options.body = values["--body"]
+        options.path = values["--path"]
+        options.uri = values["--uri"]
+        options.sound = values["--sound"]
+        options.badge = nil
+        options.noNotify = flags.contains("--no-notify")
+        options.timeout = nil
+        var event = Event()
+        event.session = session
+        event.app = app
+        event.event = options
+        event.wait = flags.contains("--wait")
+        event.output = output(flags.contains("--json"))
+        // What ArgumentParser would check; nothing taken here can fail it.
+        guard (try? options.validate()) != nil, (try? event.validate()) != nil else { return nil }
+        return event
+    }
+
+    /// A value the fast path takes: ArgumentParser reads a word with a
+    /// leading `-` (or none at all) in ways best left to it.
+    private static func isWord(_ text: String) -> Bool {
+        !text.isEmpty && !text.hasPrefix("-")
     }
 
     private static func isPlainNumber(_ text: String) -> Bool {

@@ -22,6 +22,10 @@ struct NotifyctlCommand: ParsableCommand {
               notifyctl status
               notifyctl badge set org.gnome.Nautilus 3
               notifyctl badge list --json
+              notifyctl event dl-42 --app firefox --title debian.iso --path debian.iso
+              notifyctl sessions
+              notifyctl complete dl-42
+              notifyctl monitor
 
             Exit status: 0 success; 1 notifyd answered with an error (printed); 2 bad usage; \
             3 notifyd is not running and cannot be activated, or there is no session bus.
@@ -30,7 +34,9 @@ struct NotifyctlCommand: ParsableCommand {
               notifyctl --generate-completion-script bash > notifyctl.bash
             """,
         version: "notifyctl \(NotifydNames.version)",
-        subcommands: [Status.self, Badge.self])
+        subcommands: [
+            Status.self, Badge.self, Event.self, Sessions.self, Complete.self, Cancel.self, Wait.self, Monitor.self,
+        ])
 
     /// "notifyctl: ..." on every error, usage errors included.
     static var _errorPrefix: String { "notifyctl: " }

@@ -32,6 +32,9 @@ struct NotifyctlError: Error, CustomStringConvertible, Equatable {
 
         /// notifyd (or the bus, on its behalf) refused the request: exit 1.
         static let daemon = Kind("daemon", ExitStatus.daemonError)
+        /// The command line cannot be carried out as given (found only when
+        /// running, e.g. a relative path without a current directory): exit 2.
+        static let usage = Kind("usage", ExitStatus.usage)
         /// notifyd is not running and cannot be activated: exit 3.
         static let notRunning = Kind("notRunning", ExitStatus.notRunning)
 

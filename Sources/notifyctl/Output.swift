@@ -8,6 +8,14 @@ enum Output {
         print(text)
     }
 
+    /// Sends what was written to standard output on its way now (a line a
+    /// script reads while notifyctl goes on waiting); false when it cannot
+    /// be written.
+    @discardableResult
+    static func flush() -> Bool {
+        fflush(nil) == 0  // stdout is the only buffered stream
+    }
+
     /// Writes a JSON value as one line.
     static func json(_ value: JSON) {
         print(value.text)

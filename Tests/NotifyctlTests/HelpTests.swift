@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func examplesParse() throws {
-        #expect(Self.examples.count >= 15)
+        #expect(Self.examples.count >= 35)
         for example in Self.examples {
             do {
                 _ = try NotifyctlCommand.parseAsRoot(example)
@@ -53,8 +53,22 @@ import Testing
         let help = NotifyctlCommand.helpMessage(columns: 200)
         #expect(help.contains("Exit status: 0 success; 1 "))
         #expect(help.contains("--generate-completion-script bash"))
-        #expect(help.contains("status"))
-        #expect(help.contains("badge"))
+        for command in ["status", "badge", "event", "sessions", "complete", "cancel", "wait", "monitor"] {
+            #expect(help.contains("\n  \(command) "), "\(command) is not listed")
+        }
+    }
+
+    @Test func eventHelpNamesItsExitStatusAndWait() {
+        let help = NotifyctlCommand.helpMessage(for: Event.self, columns: 200)
+        #expect(help.contains("Exit status: 0 when notifyd stored the event"))
+        #expect(help.contains("A download hook can use --wait"))
+        #expect(help.contains("USAGE: notifyctl event <session> --app <app> [--failed <error> | --progress <written/expected> | --fetch <result>]"))
+        #expect(help.contains("(values: new-data, no-data, failed)"))
+    }
+
+    @Test func monitorHelpShowsALine() {
+        let help = NotifyctlCommand.helpMessage(for: Monitor.self, columns: 200)
+        #expect(help.contains("2026-11-21T10:00:00.123Z BadgeChanged app=firefox count=3"))
     }
 
     @Test func incrementUsageShowsOneOptionalNumber() {
