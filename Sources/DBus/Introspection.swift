@@ -26,13 +26,12 @@ public enum Introspection {
         var out = ""
         func doc(_ text: String, indent: String) {
             guard includeDocumentation, !text.isEmpty else { return }
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            let safe = lines
-            if safe.count == 1 {
-                out += "\(indent)<!-- \(commentSafe(safe[0])) -->\n"
+            let lines = wrap(commentSafe(Substring(text)), width: 100 - indent.count - 5)
+            if lines.count == 1 {
+                out += "\(indent)<!-- \(lines[0]) -->\n"
             } else {
                 out += "\(indent)<!--\n"
-                for line in safe { out += line.isEmpty ? "\n" : "\(indent)  \(commentSafe(line))\n" }
+                for line in lines { out += "\(indent)  \(line)\n" }
                 out += "\(indent)-->\n"
             }
         }
@@ -93,6 +92,22 @@ public enum Introspection {
             }
         }
         return out
+    }
+
+    /// Words of `text` in lines of at most `width` characters (a longer
+    /// word stands alone).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += line.isEmpty ? String(word) : " " + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
     /// XML comments may not contain `--`.

@@ -60,6 +60,16 @@ final class BadgeService {
         return state.respond(call, [counts.dbusValue])
     }
 
+    /// Adds an event's badge delta: like IncrementBadge, but an event is
+    /// never refused for its badge, so the count stops at the maximum.
+    func addEventBadge(_ delta: Int32, to app: AppID) {
+        guard delta != 0 else { return }
+        let current = Int64(state.current.badges[app])
+        let clamped = Int32(clamping: min(Int64(delta), Int64(BadgeBook.maximum) - current))
+        let result = try? state.mutate { (state) throws(NotifydError) in try state.badges.increment(app, by: clamped) }
+        record(result?.change)
+    }
+
     /// Stores a real change and announces it once committed.
     func record(_ change: BadgeChange?) {
         guard let change else { return }

@@ -14,7 +14,7 @@ final class DaemonService {
 
     var notificationServer: String { server?.server?.name ?? "" }
     var serverCapabilities: [String] { server?.server?.capabilities ?? [] }
-    var pendingHandlers: UInt32 { 0 }
+    var pendingHandlers: UInt32 { UInt32(state.current.sessions.pendingCount) }
     var stateDirectory: String { state.directory }
 
     /// Properties whose change is announced with `PropertiesChanged`.

@@ -23,15 +23,7 @@ final class DurableState {
     init(store: StateStore, logger: Logger) throws {
         self.store = store
         self.logger = logger
-        var badges: [AppID: UInt32] = [:]
-        for (name, count) in try store.loadBadges() {
-            guard let app = try? AppID(name) else {
-                logger.warning("ignoring a stored badge of an invalid app ID '\(name)'")
-                continue
-            }
-            badges[app] = min(count, BadgeBook.maximum)
-        }
-        current = NotifydState(badges: BadgeBook(badges))
+        current = try StateMapping.load(from: store, logger: logger)
     }
 
     /// The state directory.
@@ -53,6 +45,28 @@ final class DurableState {
         store.stageBadge(change.app.rawValue, count: change.new)
     }
 
+    /// Stages what recording an event changed.
+    func stage(_ recorded: RecordedEvent) {
+        if snapshot == nil { snapshot = current }
+        store.stageSession(StateMapping.row(recorded.session))
+        if let handler = recorded.handler { store.stageHandler(StateMapping.row(handler)) }
+        for session in recorded.forgotten { store.stageSessionRemoval(session.rawValue) }
+    }
+
+    /// Stages the removal of invoked handlers and their sessions' new state.
+    func stage(_ invoked: [InvokedHandler]) {
+        guard !invoked.isEmpty else { return }
+        if snapshot == nil { snapshot = current }
+        var sessions: Set<SessionID> = []
+        for item in invoked {
+            store.stageHandlerRemoval(item.handler.id)
+            sessions.insert(item.handler.session)
+        }
+        for id in sessions {
+            if let session = current.sessions.session(id) { store.stageSession(StateMapping.row(session)) }
+        }
+    }
+
     /// Runs `signal` after the batch is committed (dropped if it fails).
     func afterCommit(_ signal: @escaping () -> Void) {
         if hasPendingBatch { signals.append(signal) } else { signal() }
@@ -66,6 +80,9 @@ final class DurableState {
         return .deferred
     }
 
+    /// Runs after every commit, successful or rolled back (the deadline timer follows the state).
+    var onCommitted: (() -> Void)?
+
     /// Commits the pending batch, then sends its replies and signals.
     func commit() {
         guard let snapshot else { return }
@@ -74,6 +91,7 @@ final class DurableState {
         let signals = self.signals
         self.replies.removeAll()
         self.signals.removeAll()
+        defer { onCommitted?() }
         do {
             try store.commit()
         } catch {

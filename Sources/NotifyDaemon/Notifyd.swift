@@ -14,8 +14,13 @@ public final class Notifyd {
     private let loop: EventLoop
     private let connection: DBusConnection
     private let state: DurableState
+    private let clock: any WallClock = SystemClock()
     private let launcher: LauncherEntryPublisher
     private let serverMonitor: NotificationServerMonitor
+    private let notifier: DesktopNotifier?
+    private let dispatcher: NotificationDispatcher?
+    private let sessions: SessionService
+    private let deadlines: DeadlineTimer
     private let object: DBusObject
     private var services: [AnyObject] = []
     private var exitStatus: Int32 = 0
@@ -44,24 +49,54 @@ public final class Notifyd {
             throw StartupError(
                 "cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
         }
+        if case .address(let address) = configuration.bus {
+            setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)  // libnotify's own connection goes to the same bus
+        }
         launcher = LauncherEntryPublisher(bus: configuration.bus, loop: loop, logger: logger)
         serverMonitor = NotificationServerMonitor(connection: connection, logger: logger)
         let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
+        let sink = DesktopEventSink()
+        let boundSink = LoopBound(sink, loop: loop)
+        do {
+            notifier = try DesktopNotifier(logger: logger) { event in boundSink.execute { $0.dispatcher?.handle(event) } }
+        } catch {
+            logger.error("desktop notifications are off: \(error)")
+            notifier = nil
+        }
+        if let notifier {
+            dispatcher = NotificationDispatcher(
+                notifier: notifier, sounds: SoundPlayer(logger: logger), server: serverMonitor, emitter: emitter,
+                loop: loop, clock: clock, logger: logger)
+        } else {
+            dispatcher = nil
+        }
+        sink.dispatcher = dispatcher
         let badges = BadgeService(state: state, emitter: emitter, launcher: launcher)
+        sessions = SessionService(
+            state: state, emitter: emitter, badges: badges, launcher: launcher, notifications: dispatcher,
+            clock: clock, logger: logger)
         let daemon = DaemonService(state: state, server: serverMonitor)
         services = [badges, daemon]
+        deadlines = DeadlineTimer(loop: loop, clock: clock) {}
         object = DBusObject(
             path: NotifydNames.objectPath,
-            interfaces: [BadgeService.interface(badges), DaemonService.interface(daemon)])
+            interfaces: [
+                BadgeService.interface(badges), SessionService.interface(sessions), DaemonService.interface(daemon),
+            ])
         try start()
     }
 
     private func start() throws(StartupError) {
         loop.addBeforeSleepObserver { [state] in state.commit() }
+        deadlines.onFire = { [weak self] in self?.expireDueHandlers() }
+        state.onCommitted = { [weak self] in self?.followDeadlines() }
         do {
             try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [weak self] signal in self?.shutDown(signal: signal) }
             connection.onDisconnect { [weak self] in self?.busLost() }
             try connection.export(object)
+            try connection.subscribe(
+                DBusMatchRule(interface: NotifydNames.workerInterface, member: "EventsForBackgroundSession")
+            ) { [weak self] message in self?.sessions.workerSignal(message) }
             serverMonitor.onChange = { [weak self] _ in self?.serverChanged() }
             try serverMonitor.start()
             try launcher.followDocks(on: connection)
@@ -70,11 +105,24 @@ public final class Notifyd {
         }
         try requestName()
         for (app, count) in state.current.badges.nonZero { launcher.setCount(count, for: app) }
+        // Handlers whose deadline passed while notifyd was down are invoked now.
+        expireDueHandlers()
         logger.info(
             "notifyd \(NotifydNames.version) ready as \(NotifydNames.busName)",
-            metadata: ["state": "\(state.directory)", "unique-name": "\(connection.uniqueName ?? "?")"])
+            metadata: [
+                "state": "\(state.directory)", "unique-name": "\(connection.uniqueName ?? "?")",
+                "pending-handlers": "\(state.current.sessions.pendingCount)",
+            ])
     }
 
+    private func expireDueHandlers() {
+        sessions.expireDue()
+        followDeadlines()
+    }
+
+    private func followDeadlines() {
+        deadlines.follow(state.current.sessions.nextDeadline)
+    }
     private func requestName() throws(StartupError) {
         let reply: DBusNameReply
         do {
@@ -103,6 +151,7 @@ public final class Notifyd {
         loop.run()
         state.commit()
         if connection.isConnected { connection.flush() }
+        notifier?.shutDown()
         return exitStatus
     }
 
@@ -119,6 +168,7 @@ public final class Notifyd {
     }
 
     private func serverChanged() {
+        dispatcher?.serverChanged()
         do {
             try connection.emitPropertiesChanged(
                 of: object, interface: NotifydNames.daemonInterface, names: DaemonService.serverProperties)

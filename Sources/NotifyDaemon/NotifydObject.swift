@@ -6,7 +6,13 @@ public enum NotifydObject {
     /// The interfaces as declared, without handlers: what the committed
     /// `dbus/org.notifyd.Notifyd1.xml` is generated from.
     public static var declarations: [DBusInterface] {
-        [BadgeService.interface(nil), DaemonService.interface(nil)]
+        [BadgeService.interface(nil), SessionService.interface(nil), DaemonService.interface(nil)]
+    }
+
+    /// The worker interface (signals workers emit), as committed in
+    /// `dbus/org.notifyd.Notifyd1.Worker.xml`.
+    public static var workerXML: String {
+        Introspection.xml(interfaces: [SessionService.workerInterface], includeDocumentation: true)
     }
 
     /// The introspection document with documentation, as committed in

@@ -34,13 +34,16 @@ struct NotifydCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the introspection XML of notifyd's interfaces and exit.")
     var printIntrospection = false
 
+    @Flag(name: .long, help: "Print the introspection XML of the worker signal interface and exit.")
+    var printWorkerIntrospection = false
+
     func validate() throws {
         if verbose && quiet { throw ValidationError("--verbose and --quiet cannot be used together.") }
     }
 
     func run() throws {
-        if printIntrospection {
-            print(NotifydObject.documentedXML, terminator: "")
+        if printIntrospection || printWorkerIntrospection {
+            print(printIntrospection ? NotifydObject.documentedXML : NotifydObject.workerXML, terminator: "")
             return
         }
         let level: Logger.Level = verbose ? .debug : quiet ? .warning : .info

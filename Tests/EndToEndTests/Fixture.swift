@@ -10,6 +10,8 @@ final class Fixture: @unchecked Sendable {
     static let busName = "org.notifyd.Notifyd1"
     static let path = "/org/notifyd/Notifyd1"
     static let badges = "org.notifyd.Notifyd1.Badges"
+    static let sessions = "org.notifyd.Notifyd1.Sessions"
+    static let worker = "org.notifyd.Notifyd1.Worker"
     static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
     static let errorPrefix = "org.notifyd.Notifyd1.Error."
 
@@ -29,6 +31,29 @@ final class Fixture: @unchecked Sendable {
     @discardableResult
     func badges(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
         try call(Self.badges, member, arguments)
+    }
+
+    /// Reports an event with the method; returns the handler ID.
+    @discardableResult
+    func event(_ session: String, app: String, _ event: [String: DBusValue] = [:]) throws -> UInt64 {
+        try call(Self.sessions, "HandleEventsForBackgroundSession", [.string(session), .string(app), .vardict(event)]).decode(0)
+    }
+
+    /// ListSessions as (app, pending, details) by session ID.
+    func sessions() throws -> [String: (app: String, pending: UInt32, details: [String: DBusValue])] {
+        guard case .array(_, let rows)? = try call(Self.sessions, "ListSessions").first else { return [:] }
+        var result: [String: (app: String, pending: UInt32, details: [String: DBusValue])] = [:]
+        for row in rows {
+            guard case .structure(let fields) = row, fields.count == 4,
+                case .string(let id) = fields[0], case .string(let app) = fields[1], case .uint32(let pending) = fields[2]
+            else { continue }
+            result[id] = (app, pending, (try? [String: DBusValue](dbusValue: fields[3])) ?? [:])
+        }
+        return result
+    }
+
+    func pending(_ session: String) throws -> UInt32 {
+        try sessions()[session]?.pending ?? 0
     }
 
     func badge(_ app: String) throws -> UInt32 {

@@ -21,10 +21,21 @@ import TestSupport
         #expect(names.contains("org.notifyd.Notifyd1.Daemon"))
     }
 
-    @Test func methodsAreUniqueWithinEachInterface() {
+    /// Names are unique per kind of member (SPEC gives Sessions a method and
+    /// a signal both named HandleEventsForBackgroundSession, which D-Bus allows).
+    @Test func membersAreUniqueWithinEachInterface() {
         for interface in NotifydObject.declarations {
-            let names = interface.methods.map(\.name) + interface.signals.map(\.name) + interface.properties.map(\.name)
-            #expect(Set(names).count == names.count, "\(interface.name)")
+            for names in [interface.methods.map(\.name), interface.signals.map(\.name), interface.properties.map(\.name)] {
+                #expect(Set(names).count == names.count, "\(interface.name)")
+            }
         }
+    }
+
+    @Test func committedWorkerFileIsTheGeneratedOne() throws {
+        let url = Executables.repositoryRoot().appendingPathComponent("dbus/org.notifyd.Notifyd1.Worker.xml")
+        let committed = try String(contentsOf: url, encoding: .utf8)
+        #expect(
+            committed == NotifydObject.workerXML,
+            "dbus/org.notifyd.Notifyd1.Worker.xml is out of date: regenerate it with `notifyd --print-worker-introspection`")
     }
 }

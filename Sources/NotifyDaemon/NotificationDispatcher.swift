@@ -1,0 +1,216 @@
+import DBus
+import Logging
+import NotifyCore
+import NotifyDesktop
+
+/// Turns recorded events into desktop notifications.
+///
+/// Decides, on the bus thread, what each popup says (NotificationContent),
+/// whether a flood merges it (FloodGate), how its sound is played (the
+/// server's `sound` capability, else libcanberra), and whether it must
+/// wait for a server; the DesktopNotifier posts it on the GLib thread and
+/// reports back. `NotificationPosted` goes out once both the server's ID
+/// and the sound's outcome are known.
+final class NotificationDispatcher {
+    /// A popup on its way: what was asked and what is known so far.
+    struct Popup {
+        var request: NotificationRequest
+        var app: AppID
+        var session: SessionID
+        var kind: EventKind
+        var merged: Int
+        var sound: SoundRequest
+        var soundBackend: String?
+        var notificationID: UInt32?
+        var appName: String?
+    }
+
+    static let queuedPerApp = 100
+
+    private let notifier: DesktopNotifier
+    private let sounds: SoundPlayer
+    private let server: NotificationServerMonitor
+    private let emitter: SignalEmitter
+    private let loop: EventLoop
+    private let clock: any WallClock
+    private let logger: Logger
+    private var flood = FloodGate()
+    private var popups: [UInt64: Popup] = [:]
+    private var awaitingPost: [NotificationKey: [UInt64]] = [:]
+    private var waitingForServer: [AppID: [UInt64]] = [:]
+    private var nextToken: UInt64 = 1
+    let progress: ProgressNotifications
+
+    init(
+        notifier: DesktopNotifier, sounds: SoundPlayer, server: NotificationServerMonitor, emitter: SignalEmitter, loop: EventLoop,
+        clock: any WallClock, logger: Logger
+    ) {
+        self.notifier = notifier
+        self.sounds = sounds
+        self.server = server
+        self.emitter = emitter
+        self.loop = loop
+        self.clock = clock
+        self.logger = logger
+        progress = ProgressNotifications(loop: loop, clock: clock)
+        progress.post = { [weak self] popup in self?.submit(popup) }
+    }
+
+    var capabilities: Set<String> { Set(server.server?.capabilities ?? []) }
+
+    /// A committed event: post its popup, merge it, or update its progress.
+    func eventRecorded(
+        _ event: WorkerEvent, session: SessionID, app: AppID, handlerID: UInt64, progress fraction: Double?
+    ) {
+        if event.kind == .progress {
+            progress.update(event, fraction: fraction, session: session, app: app, server: server.server)
+            return
+        }
+        progress.end(session: session, app: app, notifier: notifier)
+        guard let content = NotificationContent.forEvent(event) else { return }
+        let now = clock.now()
+        var request = NotificationRequest(
+            key: NotificationKey(app: app.rawValue, slot: handlerID > 0 ? "handler:\(handlerID)" : "event:\(nextToken)"),
+            appID: app.rawValue, summary: content.summary, body: content.body, category: content.category,
+            soundHint: nil, withActions: capabilities.contains("actions"), openPath: content.openPath,
+            progress: nil, transient: false)
+        var merged = 0
+        var sound = content.sound
+        if case .merged(let summary) = flood.admit(app: app, kind: event.kind, title: event.title, at: now) {
+            request.key = NotificationKey(app: app.rawValue, slot: "burst:\(summary.burst)")
+            request.summary = summary.summary
+            request.body = summary.body
+            request.openPath = nil
+            merged = summary.merged
+            sound = .silent  // one sound per burst: its first popups had theirs
+        }
+        submit(Popup(request: request, app: app, session: session, kind: event.kind, merged: merged, sound: sound))
+    }
+
+    /// Posts a popup now, or keeps it (the newest 100 per app) until a
+    /// notification server appears.
+    private func submit(_ popup: Popup) {
+        let token = nextToken
+        nextToken += 1
+        popups[token] = popup
+        guard server.server != nil else {
+            var queue = waitingForServer[popup.app, default: []]
+            queue.append(token)
+            if queue.count > Self.queuedPerApp { popups[queue.removeFirst()] = nil }
+            waitingForServer[popup.app] = queue
+            return
+        }
+        post(token)
+    }
+
+    private func post(_ token: UInt64) {
+        guard var popup = popups[token] else { return }
+        let serverPlaysSounds = capabilities.contains("sound")
+        popup.request.withActions = popup.request.withActions && capabilities.contains("actions")
+        switch popup.sound {
+        case .silent:
+            popup.request.soundHint = serverPlaysSounds ? .suppress : nil
+            popup.soundBackend = "none"
+        case .named(let name) where serverPlaysSounds:
+            popup.request.soundHint = .name(name)
+            popup.soundBackend = "server"
+        case .file(let path) where serverPlaysSounds:
+            popup.request.soundHint = .file(path)
+            popup.soundBackend = "server"
+        case .named(let name):
+            play(.name(name), token: token)
+        case .file(let path):
+            play(.file(path), token: token)
+        }
+        popups[token] = popup
+        awaitingPost[popup.request.key, default: []].append(token)
+        notifier.post(popup.request)
+    }
+
+    private func play(_ hint: SoundHint, token: UInt64) {
+        // The outcome arrives on the GLib thread: hop back to the bus loop.
+        let bound = LoopBound(self, loop: loop)
+        sounds.play(hint) { outcome in
+            bound.execute { $0.soundFinished(token, outcome) }
+        }
+    }
+
+    private func soundFinished(_ token: UInt64, _ outcome: SoundOutcome) {
+        guard popups[token] != nil else { return }
+        switch outcome {
+        case .played:
+            popups[token]?.soundBackend = "canberra"
+        case .failed(let message):
+            logger.warning("cannot play a sound with libcanberra: \(message)")
+            popups[token]?.soundBackend = "failed"
+        }
+        announceIfComplete(token)
+    }
+
+    // MARK: What the desktop reports
+
+    /// Handles what the DesktopNotifier reports, on the bus loop.
+    func handle(_ event: DesktopEvent) {
+        switch event {
+        case .posted(let key, let id, let appName):
+            guard let token = takeAwaiting(key) else { return }
+            popups[token]?.notificationID = id
+            popups[token]?.appName = appName
+            announceIfComplete(token)
+        case .failed(let key, let message):
+            guard let token = takeAwaiting(key), let popup = popups[token] else { return }
+            if server.server == nil {
+                waitingForServer[popup.app, default: []].insert(token, at: 0)
+            } else {
+                logger.warning("cannot post a notification for \(popup.app): \(message)")
+                popups[token] = nil
+            }
+        case .actionInvoked(let key, let action):
+            onAction?(key, action)
+        case .closed:
+            break
+        }
+    }
+
+    /// Called when a notification's action is invoked (the Apps service
+    /// activates the app or opens the file).
+    var onAction: ((NotificationKey, String) -> Void)?
+
+    private func takeAwaiting(_ key: NotificationKey) -> UInt64? {
+        guard var tokens = awaitingPost[key], !tokens.isEmpty else { return nil }
+        let token = tokens.removeFirst()
+        awaitingPost[key] = tokens.isEmpty ? nil : tokens
+        return token
+    }
+
+    private func announceIfComplete(_ token: UInt64) {
+        guard let popup = popups[token], let id = popup.notificationID, let backend = popup.soundBackend else { return }
+        popups[token] = nil
+        emitter.emit(
+            NotifydNames.sessionsInterface, "NotificationPosted",
+            [
+                .string(popup.app.rawValue), .string(popup.session.rawValue), .uint32(id),
+                .vardict([
+                    "summary": .string(popup.request.summary), "body": .string(popup.request.body),
+                    "sound-backend": .string(backend), "merged": .uint32(UInt32(popup.merged)),
+                    "kind": .string(popup.kind.rawValue), "app-name": .string(popup.appName ?? popup.app.rawValue),
+                ]),
+            ])
+    }
+
+    /// A notification server appeared (or changed): post what waited.
+    func serverChanged() {
+        guard server.server != nil else { return }
+        let waiting = waitingForServer
+        waitingForServer.removeAll()
+        for app in waiting.keys.sorted() {
+            for token in waiting[app] ?? [] { post(token) }
+        }
+    }
+}
+
+/// Where desktop events land on the bus loop; the dispatcher is created
+/// after the notifier whose callback needs it.
+final class DesktopEventSink {
+    weak var dispatcher: NotificationDispatcher?
+}

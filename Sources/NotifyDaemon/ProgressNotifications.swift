@@ -1,0 +1,85 @@
+import DBus
+import NotifyCore
+import NotifyDesktop
+
+/// One transient notification per session in progress, with the `value`
+/// hint, updated in place at most twice a second; the session's finished
+/// or failed event closes it.
+///
+/// Only servers known to draw the `value` hint get these (the
+/// specification has no capability for it); others show progress on the
+/// dock through the LauncherEntry only.
+final class ProgressNotifications {
+    /// Servers that draw the `value` hint as a progress bar, by the name
+    /// they give in GetServerInformation.
+    static let serversShowingValue = [
+        "dunst", "mako", "swaync", "SwayNotificationCenter", "xfce4-notifyd", "Xfce Notify Daemon", "notify-osd",
+        "fnott",
+    ]
+
+    private let loop: EventLoop
+    private let clock: any WallClock
+    private var throttle = ProgressThrottle()
+    private var latest: [SessionID: (app: AppID, event: WorkerEvent, fraction: Double)] = [:]
+    private var timers: [SessionID: EventLoop.TimerID] = [:]
+    private var shown: Set<SessionID> = []
+    var post: ((NotificationDispatcher.Popup) -> Void)?
+
+    init(loop: EventLoop, clock: any WallClock) {
+        self.loop = loop
+        self.clock = clock
+    }
+
+    static func showsValue(_ server: NotificationServerMonitor.Server?) -> Bool {
+        guard let name = server?.name else { return false }
+        return serversShowingValue.contains { name == $0 || name.hasPrefix($0 + " ") }
+    }
+
+    /// A progress event; `fraction` is the session's progress so far.
+    func update(
+        _ event: WorkerEvent, fraction: Double?, session: SessionID, app: AppID, server: NotificationServerMonitor.Server?
+    ) {
+        guard Self.showsValue(server), let fraction else { return }
+        latest[session] = (app, event, fraction)
+        let now = clock.now()
+        switch throttle.offer(session: session, at: now) {
+        case .now:
+            show(session)
+        case .later(let at):
+            let delay = UInt64(max(0, at - now)) * 1_000
+            timers[session] = loop.scheduleTimer(afterNanoseconds: delay) { [weak self] in
+                guard let self else { return }
+                self.timers[session] = nil
+                self.throttle.flushed(session: session, at: self.clock.now())
+                self.show(session)
+            }
+        case .alreadyScheduled:
+            break
+        }
+    }
+
+    private func show(_ session: SessionID) {
+        guard let (app, event, fraction) = latest[session] else { return }
+        let percent = Int32((fraction * 100).rounded(.down))
+        let request = NotificationRequest(
+            key: Self.key(session, app), appID: app.rawValue,
+            summary: event.summary ?? event.title ?? "Downloading", body: event.body ?? "\(percent) %",
+            category: "transfer", soundHint: nil, withActions: false, openPath: nil,
+            progress: percent, transient: true)
+        shown.insert(session)
+        post?(NotificationDispatcher.Popup(
+            request: request, app: app, session: session, kind: .progress, merged: 0, sound: .silent))
+    }
+
+    /// The session finished or failed: stop updating and close its popup.
+    func end(session: SessionID, app: AppID, notifier: DesktopNotifier) {
+        throttle.end(session: session)
+        latest[session] = nil
+        if let timer = timers.removeValue(forKey: session) { loop.cancelTimer(timer) }
+        if shown.remove(session) != nil { notifier.close(Self.key(session, app)) }
+    }
+
+    static func key(_ session: SessionID, _ app: AppID) -> NotificationKey {
+        NotificationKey(app: app.rawValue, slot: "progress:\(session.rawValue)")
+    }
+}

@@ -1,0 +1,165 @@
+import DBus
+import Logging
+import NotifyCore
+import NotifyDesktop
+
+/// `org.notifyd.Notifyd1.Sessions`: completion handlers by session ID.
+///
+/// A report (the method or the worker signal) is decoded and validated,
+/// recorded in the core (one handler per event, never replacing one),
+/// staged, answered after the commit, and announced: the running app hears
+/// `HandleEventsForBackgroundSession`, docks get the badge and progress,
+/// and the notification dispatcher posts the popup. Handlers are invoked
+/// exactly once, by CompleteSession, CancelSession or their deadline.
+final class SessionService {
+    private let state: DurableState
+    private let emitter: SignalEmitter
+    private let badges: BadgeService
+    private let launcher: LauncherEntryPublisher?
+    private let notifications: NotificationDispatcher?
+    private let clock: any WallClock
+    private let logger: Logger
+    private var waiters: [SessionID: [DBusMethodCall]] = [:]
+
+    init(
+        state: DurableState, emitter: SignalEmitter, badges: BadgeService, launcher: LauncherEntryPublisher?,
+        notifications: NotificationDispatcher?, clock: any WallClock, logger: Logger
+    ) {
+        self.state = state
+        self.emitter = emitter
+        self.badges = badges
+        self.launcher = launcher
+        self.notifications = notifications
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: Reports
+
+    func handleEvents(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let handler = try record(EventDecoding.report(call.arguments))
+        return state.respond(call, [.uint64(handler?.id ?? 0)])
+    }
+
+    /// The worker signal: the same as the method, with nobody to answer.
+    func workerSignal(_ message: DBusMessage) {
+        let sender = message.sender ?? "?"
+        guard message.signature == "ssa{sv}" else {
+            logger.warning("refused a worker event from \(sender): signature '\(message.signature)', expected 'ssa{sv}'")
+            return
+        }
+        do {
+            _ = try record(EventDecoding.report(message.arguments()))
+        } catch {
+            logger.warning("refused a worker event from \(sender): \(error)")
+        }
+    }
+
+    private func record(_ report: WorkerReport) throws(NotifydError) -> CompletionHandler? {
+        let now = clock.now()
+        let recorded = try state.mutate { (state) throws(NotifydError) in
+            try state.sessions.record(report.event, session: report.session, app: report.app, at: now)
+        }
+        state.stage(recorded)
+        badges.addEventBadge(report.event.badge, to: report.app)
+        let handlerID = recorded.handler?.id ?? 0
+        state.afterCommit { [self] in
+            emitter.emit(
+                NotifydNames.sessionsInterface, "HandleEventsForBackgroundSession",
+                [.string(report.session.rawValue), .string(report.app.rawValue), .uint64(handlerID), report.dictionary])
+            if report.event.kind == .progress || recorded.session.bytesExpected != nil {
+                launcher?.setProgress(state.current.sessions.progress(of: report.app), for: report.app)
+            }
+            notifications?.eventRecorded(
+                report.event, session: report.session, app: report.app, handlerID: handlerID,
+                progress: recorded.session.progress)
+        }
+        return recorded.handler
+    }
+
+    // MARK: Completion
+
+    func completeSession(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        try finish(call, result: .completed)
+    }
+
+    func cancelSession(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        try finish(call, result: .cancelled)
+    }
+
+    private func finish(_ call: DBusMethodCall, result: HandlerResult) throws -> DBusMethodResult {
+        let session = try SessionID(call.argument(0))
+        let now = clock.now()
+        let invoked = try state.mutate { (state) throws(NotifydError) in
+            try state.sessions.complete(session, result: result, at: now)
+        }
+        announce(invoked)
+        return state.respond(call, [.uint32(UInt32(invoked.count))])
+    }
+
+    /// Invokes every handler whose deadline has passed (the deadline timer
+    /// and start-up call this).
+    func expireDue() {
+        let now = clock.now()
+        let invoked = state.mutate { (state) in state.sessions.expire(at: now) }
+        announce(invoked)
+    }
+
+    /// Stores and announces invoked handlers: `SessionCompleted` for each,
+    /// then the answer to every `WaitForSession` whose session is done.
+    private func announce(_ invoked: [InvokedHandler]) {
+        guard !invoked.isEmpty else { return }
+        state.stage(invoked)
+        state.afterCommit { [self] in
+            for item in invoked {
+                emitter.emit(
+                    NotifydNames.sessionsInterface, "SessionCompleted",
+                    [.string(item.handler.session.rawValue), .string(item.handler.app.rawValue),
+                     .uint64(item.handler.id), .string(item.result.rawValue)])
+            }
+            for session in Set(invoked.map(\.handler.session)) { answerWaiters(of: session) }
+        }
+    }
+
+    // MARK: Waiting and listing
+
+    func waitForSession(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let session = try SessionID(call.argument(0))
+        guard let record = state.current.sessions.session(session) else {
+            throw NotifydError(.unknownSession, "notifyd has never seen the session '\(session)' (or has forgotten it)")
+        }
+        guard !state.current.sessions.pendingHandlers(of: session).isEmpty else {
+            return state.respond(call, [.string(record.lastResult?.rawValue ?? "none")])
+        }
+        waiters[session, default: []].append(call)
+        return .deferred
+    }
+
+    private func answerWaiters(of session: SessionID) {
+        guard let calls = waiters[session], state.current.sessions.pendingHandlers(of: session).isEmpty else { return }
+        waiters[session] = nil
+        let result = state.current.sessions.session(session)?.lastResult?.rawValue ?? "none"
+        for call in calls { call.reply([.string(result)]) }
+    }
+
+    func listSessions(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let book = state.current.sessions
+        let rows: [DBusValue] = book.allSessions.map { session in
+            var details: [String: DBusValue] = [
+                "events": .uint32(session.events), "last-event": .int64(session.lastEvent),
+                "in-progress": .boolean(session.inProgress),
+            ]
+            if let progress = session.progress { details["progress"] = .double(progress) }
+            if let written = session.bytesWritten { details["bytes-written"] = .uint64(written) }
+            if let expected = session.bytesExpected { details["bytes-expected"] = .uint64(expected) }
+            if let result = session.lastResult { details["last-result"] = .string(result.rawValue) }
+            return .structure([
+                .string(session.id.rawValue), .string(session.app.rawValue),
+                .uint32(UInt32(book.pendingCount(of: session.id))), .vardict(details),
+            ])
+        }
+        return state.respond(call, [.array(element: Self.sessionRowType, rows)])
+    }
+
+    static let sessionRowType = DBusType.structure([.string, .string, .uint32, .dictionary(key: .string, value: .variant)])
+}
