@@ -15,10 +15,21 @@ final class Fixture: @unchecked Sendable {
     static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
     static let errorPrefix = "org.notifyd.Notifyd1.Error."
 
-    init() throws {
+    init(extraEnvironment: [String: String] = [:]) throws {
         bus = try TestBus()
-        daemon = try DaemonProcess(bus: bus)
+        daemon = try DaemonProcess(bus: bus, extraEnvironment: extraEnvironment)
         client = try DBusConnection.connect(to: .address(bus.address))
+    }
+
+    /// Waits (bounded) until notifyd knows the notification server, so
+    /// what it posts uses the server's capabilities.
+    func waitForNotificationServer(_ present: Bool = true) throws {
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while Date() < deadline {
+            if (try property("NotificationServer") != .string("")) == present { return }
+            usleep(5_000)
+        }
+        throw TestFailure("notifyd did not \(present ? "see" : "lose") the notification server")
     }
 
     /// Calls a method of notifyd.

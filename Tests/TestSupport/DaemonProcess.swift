@@ -7,10 +7,15 @@ public final class DaemonProcess: @unchecked Sendable {
     public let stateDirectory: URL
     public private(set) var process: Process?
     private var logURL: URL
+    /// More environment for the daemon (e.g. XDG_DATA_DIRS with test desktop files).
+    public var extraEnvironment: [String: String]
 
     /// Starts notifyd and waits until it owns its bus name.
-    public init(bus: TestBus, stateDirectory: URL? = nil, arguments: [String] = []) throws {
+    public init(
+        bus: TestBus, stateDirectory: URL? = nil, arguments: [String] = [], extraEnvironment: [String: String] = [:]
+    ) throws {
         self.bus = bus
+        self.extraEnvironment = extraEnvironment
         self.stateDirectory = stateDirectory ?? bus.directory.appendingPathComponent("state")
         logURL = bus.directory.appendingPathComponent("notifyd.log")
         try start(arguments: arguments)
@@ -25,6 +30,7 @@ public final class DaemonProcess: @unchecked Sendable {
 
     public var environment: [String: String] {
         ["DBUS_SESSION_BUS_ADDRESS": bus.address, "NOTIFYD_STATE_DIR": stateDirectory.path]
+            .merging(extraEnvironment) { $1 }
     }
 
     public var pid: Int32 { process?.processIdentifier ?? 0 }

@@ -43,10 +43,16 @@ public final class RecordingNotificationServer: @unchecked Sendable {
     private var refusing = false
 
     /// Connects to the bus at `address` and takes the server's name.
+    /// The name it gives in GetServerInformation (notifyd shows progress
+    /// bars only to servers it knows draw them, such as "dunst").
+    public let name: String
+
     public init(
-        address: String, capabilities: [String] = ["actions", "body", "body-markup", "persistence", "sound"]
+        address: String, capabilities: [String] = ["actions", "body", "body-markup", "persistence", "sound"],
+        name: String = "recorder"
     ) throws {
         self.capabilities = capabilities
+        self.name = name
         thread = try LoopThread()
         try thread.sync {
             let connection = try DBusConnection.connect(to: .address(address))
@@ -162,7 +168,7 @@ public final class RecordingNotificationServer: @unchecked Sendable {
                     "GetServerInformation",
                     outputs: [.init("name", .string), .init("vendor", .string), .init("version", .string), .init("spec_version", .string)]
                 ) { _ in
-                    .reply([.string("recorder"), .string("notifyd tests"), .string("1.0"), .string("1.2")])
+                    .reply([.string(self.name), .string("notifyd tests"), .string("1.0"), .string("1.2")])
                 },
                 DBusMethod(
                     "Notify",
