@@ -40,6 +40,7 @@ final class NotificationDispatcher {
     private var waitingForServer: [AppID: [UInt64]] = [:]
     private var nextToken: UInt64 = 1
     let progress: ProgressNotifications
+    private let summaries: SummaryUpdates
 
     init(
         notifier: DesktopNotifier, sounds: SoundPlayer, server: NotificationServerMonitor, emitter: SignalEmitter, loop: EventLoop,
@@ -53,7 +54,9 @@ final class NotificationDispatcher {
         self.clock = clock
         self.logger = logger
         progress = ProgressNotifications(loop: loop, clock: clock)
+        summaries = SummaryUpdates(loop: loop, clock: clock)
         progress.post = { [weak self] popup in self?.submit(popup) }
+        summaries.post = { [weak self] popup in self?.submit(popup) }
     }
 
     var capabilities: Set<String> { Set(server.server?.capabilities ?? []) }
@@ -74,17 +77,17 @@ final class NotificationDispatcher {
             appID: app.rawValue, summary: content.summary, body: content.body, category: content.category,
             soundHint: nil, withActions: capabilities.contains("actions"), openPath: content.openPath,
             progress: nil, transient: false)
-        var merged = 0
-        var sound = content.sound
-        if case .merged(let summary) = flood.admit(app: app, kind: event.kind, title: event.title, at: now) {
-            request.key = NotificationKey(app: app.rawValue, slot: "burst:\(summary.burst)")
-            request.summary = summary.summary
-            request.body = summary.body
-            request.openPath = nil
-            merged = summary.merged
-            sound = .silent  // one sound per burst: its first popups had theirs
+        guard case .merged(let summary) = flood.admit(app: app, kind: event.kind, title: event.title, at: now) else {
+            submit(Popup(request: request, app: app, session: session, kind: event.kind, merged: 0, sound: content.sound))
+            return
         }
-        submit(Popup(request: request, app: app, session: session, kind: event.kind, merged: merged, sound: sound))
+        request.key = NotificationKey(app: app.rawValue, slot: "burst:\(summary.burst)")
+        request.summary = summary.summary
+        request.body = summary.body
+        request.openPath = nil
+        // One sound per burst (its first popups had theirs); updates coalesced.
+        summaries.offer(
+            Popup(request: request, app: app, session: session, kind: event.kind, merged: summary.merged, sound: .silent))
     }
 
     /// Posts a popup now, or keeps it (the newest 100 per app) until a
