@@ -11,12 +11,27 @@ struct BenchCommand: ParsableCommand {
             Starts a private dbus-daemon, a fresh state directory and notifyd on it, then reports, each \
             against its baseline: the GetBadge round trip against Peer.Ping (target: p50 within 1.30x), \
             `notifyctl badge get` as a whole process against `busctl call` (target: no slower), notifyd's \
-            context switches while idle (target: 0) and its resident memory (target: under 15 MB). \
-            Everything it started is stopped and removed at the end.
+            context switches while idle (target: 0) and its resident memory (target: under 15 MB); \
+            last, a burst of worker events: the rate notifyd stores them durably against a bare libdbus \
+            receiver on a second bus (target: at least 0.50x), none lost, the badge they add up to, the \
+            popups a counting notification server gets (target: at most 50) and the memory per pending \
+            handler (target: under 2048 bytes). Everything it started is stopped and removed at the end.
 
             The exit status is 0 when everything could be measured, even if a target was missed; \
             1 when something could not run.
             """)
+
+    /// ArgumentParser's, except that `notifyd-bench receive ...` runs the
+    /// bare receiver of the events section (hidden: as a subcommand it would
+    /// show in the usage line).
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == ReceiveCommand.name {
+            ReceiveCommand.main(Array(arguments.dropFirst()))
+        } else {
+            main(arguments)
+        }
+    }
 
     /// The parts of the benchmark, for `--skip`.
     enum Section: String, CaseIterable, ExpressibleByArgument {
@@ -28,6 +43,8 @@ struct BenchCommand: ParsableCommand {
         case idle
         /// Resident memory.
         case memory
+        /// A burst of worker events against a bare receiver; memory per pending handler; popups.
+        case events
     }
 
     @Option(help: ArgumentHelp("GetBadge calls and Ping calls to time (each).", valueName: "n"))
@@ -41,6 +58,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("How long to watch notifyd while nothing calls it.", valueName: "seconds"))
     var idleSeconds = 30.0
+
+    @Option(help: ArgumentHelp("Worker events to send in one burst (at most 10000, notifyd's limit per app).", valueName: "n"))
+    var events = 10_000
 
     @Option(
         help: ArgumentHelp(
@@ -60,6 +80,7 @@ struct BenchCommand: ParsableCommand {
         guard calls >= 1, warmUpCalls >= 0 else { throw ValidationError("--calls must be at least 1, --warm-up-calls at least 0.") }
         guard spawns >= 1 else { throw ValidationError("--spawns must be at least 1.") }
         guard idleSeconds > 0, idleSeconds <= 3600 else { throw ValidationError("--idle-seconds must be between 0 and 3600.") }
+        guard (1...10_000).contains(events) else { throw ValidationError("--events must be between 1 and 10000.") }
     }
 
     func run() throws {
@@ -67,7 +88,7 @@ struct BenchCommand: ParsableCommand {
             let run = BenchRun(
                 programs: try BenchPrograms.locate(binDirectory: binDir),
                 sections: Set(Section.allCases).subtracting(skip),
-                calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
+                calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds, events: events,
                 keepScratch: keepScratch)
             let report = try run.execute()
             print(json ? report.json() : report.table(), terminator: "")

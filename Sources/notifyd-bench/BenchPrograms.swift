@@ -6,6 +6,8 @@ struct BenchPrograms {
     let dbusDaemon: String
     let busctl: String?
     let gdbus: String?
+    /// This executable, which is also the events section's bare receiver (nil if /proc cannot tell).
+    let bench: String?
 
     /// notifyd and notifyctl from `binDirectory` (default: next to this
     /// executable); the D-Bus tools from `$PATH`.
@@ -22,7 +24,7 @@ struct BenchPrograms {
         return BenchPrograms(
             notifyd: notifyd, notifyctl: ExecutableLocator.executable("notifyctl", in: directory),
             dbusDaemon: dbusDaemon, busctl: ExecutableLocator.inSearchPath("busctl"),
-            gdbus: ExecutableLocator.inSearchPath("gdbus"))
+            gdbus: ExecutableLocator.inSearchPath("gdbus"), bench: ExecutableLocator.benchExecutable())
     }
 
     /// Short name and path of each, for the report.

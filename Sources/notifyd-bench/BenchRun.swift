@@ -2,7 +2,10 @@ import DBus
 import Glibc
 
 /// One run of the benchmark: sets up the bus and notifyd, measures the
-/// chosen sections in order (calls, clients, idle, memory), tears down.
+/// chosen sections in order (calls, clients, idle, memory, events), tears down.
+///
+/// Events come last: the burst leaves 10,000 pending handlers whose
+/// deadlines (30 s) all pass later, which would wake an idle daemon.
 struct BenchRun {
     let programs: BenchPrograms
     let sections: Set<BenchCommand.Section>
@@ -10,6 +13,7 @@ struct BenchRun {
     let warmUpCalls: Int
     let spawns: Int
     let idleSeconds: Double
+    let events: Int
     let keepScratch: Bool
 
     /// The app whose badge every client reads, and its badge.
@@ -25,6 +29,7 @@ struct BenchRun {
         if sections.contains(.calls) { report.settings += [("calls", Double(calls)), ("warm-up calls", Double(warmUpCalls))] }
         if sections.contains(.clients) { report.settings.append(("spawns", Double(spawns))) }
         if sections.contains(.idle) { report.settings.append(("idle seconds", idleSeconds)) }
+        if sections.contains(.events) { report.settings.append(("events", Double(events))) }
         report.programs = programs.list
 
         let scratch = try ScratchDirectory()
@@ -36,6 +41,9 @@ struct BenchRun {
         defer { bus.stop() }
         Progress.say("private bus at \(bus.address)")
         let environment = ChildEnvironment.inherited(overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        // Before notifyd, so that it finds a server at start-up, as on a desktop.
+        let server = sections.contains(.events) ? try CountingNotificationServer(address: bus.address) : nil
+        defer { server?.stop() }
 
         let notifyd = try NotifydProcess(
             notifyd: programs.notifyd, stateDirectory: try scratch.makeSubdirectory("state"),
@@ -52,7 +60,9 @@ struct BenchRun {
         // be traffic during the idle window.
         try withExtendedLifetime(connection) { () throws(BenchFailure) in
             do throws(BenchFailure) {
-                try measure(&report, notifyd: notifyd, connection: connection, environment: environment)
+                try measure(
+                    &report, notifyd: notifyd, connection: connection, environment: environment,
+                    events: server.map { (bus, scratch, $0) })
             } catch {
                 // A call that failed because notifyd died says so, with its log.
                 guard let ended = notifyd.process.poll() else { throw error }
@@ -68,8 +78,11 @@ struct BenchRun {
     }
 
     /// The sections, in order, on a running notifyd.
+    ///
+    /// - Parameter events: what the events section needs besides, when it runs.
     private func measure(
-        _ report: inout BenchReport, notifyd: NotifydProcess, connection: DBusConnection, environment: [String]
+        _ report: inout BenchReport, notifyd: NotifydProcess, connection: DBusConnection, environment: [String],
+        events: (bus: PrivateBus, scratch: ScratchDirectory, server: CountingNotificationServer)?
     ) throws(BenchFailure) {
         try notifyd.waitUntilServing(on: connection)
         Progress.say("notifyd (process \(notifyd.pid)) serves \(NotifydBusNames.busName)")
@@ -94,6 +107,17 @@ struct BenchRun {
         if sections.contains(.memory) {
             if !sections.contains(.idle) { MonotonicClock.sleep(seconds: Self.settleSeconds) }
             report.addMemory(idle: try idle.measureMemory(), atStart: memoryAtStart)
+        }
+        if let (bus, scratch, server) = events {
+            guard let receiver = programs.bench else { throw BenchFailure("cannot tell where this executable is.") }
+            Progress.say("sending \(self.events) worker events, to a bare receiver and to notifyd")
+            let burst = EventBurst(count: self.events)
+            let benchmark = EventsBenchmark(
+                burst: burst, notifyd: notifyd, connection: connection, bus: bus, server: server,
+                baseline: BareReceiverBaseline(
+                    burst: burst, dbusDaemon: programs.dbusDaemon, receiver: receiver, scratch: scratch,
+                    environment: environment))
+            report.addEvents(try benchmark.run())
         }
         if notifyd.process.poll() != nil { throw BenchFailure("notifyd is no longer running.") }
     }

@@ -143,6 +143,26 @@ final class ChildProcess {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Reads one line of the child's pipe (without its newline) and leaves
+    /// the rest unread, for a child that says when it is ready; nil at the
+    /// end of the pipe. Byte by byte, so nothing after the line is consumed.
+    func readLine() -> String? {
+        guard let outputPipe else { return nil }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(outputPipe, &byte, 1)
+            if count == 1 {
+                if byte == UInt8(ascii: "\n") { break }
+                bytes.append(byte)
+            } else if count == 0 || errno != EINTR {
+                guard !bytes.isEmpty else { return nil }
+                break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Stops the child: `SIGTERM`, then `SIGKILL` if it is still running
     /// after `graceSeconds`. Returns how it ended.
     @discardableResult

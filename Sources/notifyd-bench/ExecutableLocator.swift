@@ -6,11 +6,16 @@ enum ExecutableLocator {
     /// The directory of the running benchmark executable (the dirname of
     /// `/proc/self/exe`), where `swift build` also puts notifyd and notifyctl.
     static func benchDirectory() -> String? {
+        benchExecutable().map(directoryName(of:))
+    }
+
+    /// The running benchmark executable (`/proc/self/exe`), which also
+    /// serves as the bare signal receiver of the events section.
+    static func benchExecutable() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return nil }
-        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return directoryName(of: path)
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `name` in `directory`, if it is an executable file there.

@@ -7,6 +7,7 @@ enum NotifydBusNames {
     static let busName = "org.notifyd.Notifyd1"
     static let objectPath = "/org/notifyd/Notifyd1"
     static let badgesInterface = "org.notifyd.Notifyd1.Badges"
+    static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
 }
 
 /// The notifyd under measurement: started on the private bus with a fresh

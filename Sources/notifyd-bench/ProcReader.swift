@@ -36,6 +36,30 @@ enum ProcReader {
         return ContextSwitchSnapshot(threads: threads)
     }
 
+    /// The CPU time all threads of a process have used so far, in
+    /// nanoseconds: the sum of `se.sum_exec_runtime` (milliseconds with six
+    /// decimals) over `/proc/PID/task/*/sched` where the kernel has it, else
+    /// `utime + stime` of `/proc/PID/stat` (whole clock ticks). Threads that
+    /// already ended are not counted in the first form.
+    static func cpuNanoseconds(ofProcess pid: pid_t) -> UInt64? {
+        var total = 0.0
+        var found = false
+        for name in directoryEntries("/proc/\(pid)/task") {
+            guard let text = readFile("/proc/\(pid)/task/\(name)/sched"),
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("se.sum_exec_runtime") }),
+                let milliseconds = line.split(separator: ":").last.flatMap({ Double($0.filter { $0 != " " }) })
+            else { continue }
+            total += milliseconds
+            found = true
+        }
+        if found { return UInt64(total * 1e6) }
+        // After the parenthesised command name: state is field 3, utime 14, stime 15.
+        guard let text = readFile("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else { return nil }
+        return (user + system) * 1_000_000_000 / UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
+    }
+
     /// The whole file; `/proc` files report no size, so read to the end.
     static func readFile(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

@@ -20,12 +20,15 @@ struct ReportRow {
         case milliseconds = "ms"
         case count
         case kilobytes = "kB"
+        case bytes = "B"
+        /// Events (or other things) per second.
+        case perSecond = "1/s"
 
-        /// Digits after the point in JSON: whole counts and kilobytes have none.
+        /// Digits after the point in JSON: whole counts, sizes and rates have none.
         var jsonDecimals: Int {
             switch self {
             case .microseconds, .milliseconds: 3
-            case .count, .kilobytes: 0
+            case .count, .kilobytes, .bytes, .perSecond: 0
             }
         }
     }
@@ -34,8 +37,12 @@ struct ReportRow {
     enum Target {
         /// No target: the row is for information.
         case none
-        /// value / baseline at most this.
+        /// value / baseline at most this (for times: lower is better).
         case ratioAtMost(Double)
+        /// value / baseline at least this (for rates: higher is better).
+        case ratioAtLeast(Double)
+        /// The value itself exactly this (e.g. nothing lost, nothing added).
+        case exactly(Double)
         /// The value itself at most this.
         case atMost(Double)
         /// The value itself below this.
@@ -64,6 +71,10 @@ struct ReportRow {
         case .ratioAtMost(let limit):
             guard let ratio else { return .unavailable }
             return ratio <= limit ? .pass : .miss
+        case .ratioAtLeast(let limit):
+            guard let ratio else { return .unavailable }
+            return ratio >= limit ? .pass : .miss
+        case .exactly(let expected): return value == expected ? .pass : .miss
         case .atMost(let limit): return value <= limit ? .pass : .miss
         case .below(let limit): return value < limit ? .pass : .miss
         }
@@ -74,6 +85,8 @@ struct ReportRow {
         switch target {
         case .none: ""
         case .ratioAtMost(let limit): "<= \(NumberText.fixed(limit, decimals: 2))x"
+        case .ratioAtLeast(let limit): ">= \(NumberText.fixed(limit, decimals: 2))x"
+        case .exactly(let expected): "= \(ReportRow.text(expected, unit))"
         case .atMost(let limit): "<= \(ReportRow.text(limit, unit))"
         case .below(let limit): "< \(ReportRow.text(limit, unit))"
         }
@@ -90,6 +103,8 @@ struct ReportRow {
         case .milliseconds: "\(NumberText.fixed(value, decimals: 2)) ms"
         case .count: NumberText.fixed(value, decimals: 0)
         case .kilobytes: "\(NumberText.fixed(value / 1024, decimals: 1)) MB"
+        case .bytes: "\(NumberText.fixed(value, decimals: 0)) B"
+        case .perSecond: "\(NumberText.fixed(value, decimals: 0))/s"
         }
     }
 }

@@ -16,6 +16,12 @@ struct ScratchDirectory {
         path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// A directory that exists already (e.g. a subdirectory of the run's),
+    /// for a second bus of its own.
+    init(existing path: String) {
+        self.path = path
+    }
+
     /// The path of `name` inside the directory.
     func appending(_ name: String) -> String { path + "/" + name }
 
