@@ -10,13 +10,15 @@ import NotifyStore
 /// transaction commits the whole batch (one fsync for any number of calls).
 /// Only then do replies go out, then signals: a caller never hears of a
 /// change that a `kill -9` could still undo. If the commit fails, memory is
-/// rolled back to the snapshot taken before the batch, every waiting call
-/// gets the error, and no signal is sent.
+/// rolled back by reloading the state from the database (which holds
+/// exactly what was committed), every waiting call gets the error, and no
+/// signal is sent. (Rolling back by reload costs nothing on the common
+/// path; a snapshot per batch cost a copy of every session per commit.)
 final class DurableState {
     private(set) var current: NotifydState
     private let store: StateStore
     private let logger: Logger
-    private var snapshot: NotifydState?
+    private var batchOpen = false
     private var replies: [(success: () -> Void, failure: (any Error) -> Void)] = []
     private var signals: [() -> Void] = []
 
@@ -30,24 +32,23 @@ final class DurableState {
     var directory: String { store.directory }
 
     /// Whether a batch is waiting for its commit.
-    var hasPendingBatch: Bool { snapshot != nil }
+    var hasPendingBatch: Bool { batchOpen }
 
-    /// Mutates the state; the first mutation of a batch takes the snapshot
-    /// a failed commit rolls back to.
+    /// Mutates the state, opening a batch: replies wait for its commit.
     func mutate<T, Failure: Error>(_ body: (inout NotifydState) throws(Failure) -> T) throws(Failure) -> T {
-        if snapshot == nil { snapshot = current }
+        batchOpen = true
         return try body(&current)
     }
 
     /// Stages a badge row for the batch's commit.
     func stage(_ change: BadgeChange) {
-        if snapshot == nil { snapshot = current }
+        batchOpen = true
         store.stageBadge(change.app.rawValue, count: change.new)
     }
 
     /// Stages what recording an event changed.
     func stage(_ recorded: RecordedEvent) {
-        if snapshot == nil { snapshot = current }
+        batchOpen = true
         store.stageSession(StateMapping.row(recorded.session))
         if let handler = recorded.handler { store.stageHandler(StateMapping.row(handler)) }
         for session in recorded.forgotten { store.stageSessionRemoval(session.rawValue) }
@@ -56,7 +57,7 @@ final class DurableState {
     /// Stages the removal of invoked handlers and their sessions' new state.
     func stage(_ invoked: [InvokedHandler]) {
         guard !invoked.isEmpty else { return }
-        if snapshot == nil { snapshot = current }
+        batchOpen = true
         var sessions: Set<SessionID> = []
         for item in invoked {
             store.stageHandlerRemoval(item.handler.id)
@@ -80,13 +81,22 @@ final class DurableState {
         return .deferred
     }
 
+    /// Puts memory back to what the database holds.
+    private func rollBack() {
+        do {
+            current = try StateMapping.load(from: store, logger: logger)
+        } catch {
+            logger.critical("cannot reload the state after a failed commit; memory may be ahead of disk: \(error)")
+        }
+    }
+
     /// Runs after every commit, successful or rolled back (the deadline timer follows the state).
     var onCommitted: (() -> Void)?
 
     /// Commits the pending batch, then sends its replies and signals.
     func commit() {
-        guard let snapshot else { return }
-        self.snapshot = nil
+        guard batchOpen else { return }
+        batchOpen = false
         let replies = self.replies
         let signals = self.signals
         self.replies.removeAll()
@@ -96,7 +106,7 @@ final class DurableState {
             try store.commit()
         } catch {
             logger.error("cannot save state, rolling back \(replies.count) call(s): \(error)")
-            current = snapshot
+            rollBack()
             let failure = NotifydError.storage(error)
             for reply in replies { reply.failure(failure) }
             return
