@@ -10,11 +10,17 @@ public import NotifyCore
 /// closed once the entry is back to nothing. Each connection also answers
 /// `Query()` for docks that ask. When a dock takes `com.canonical.Unity`,
 /// every visible entry is sent again.
+///
+/// An entry is state a dock displays, not an event: the changes of one
+/// turn of the event loop (a burst of events committed together) are sent
+/// as one update per app, with the latest values.
 public final class LauncherEntryPublisher {
     private let bus: DBusConnection.Bus
     private let loop: EventLoop
     private let logger: Logger
     private var entries: [AppID: LauncherEntry] = [:]
+    private var published: [AppID: LauncherEntry] = [:]
+    private var changed: Set<AppID> = []
     private var connections: [AppID: DBusConnection] = [:]
 
     /// - Parameter bus: where to open the per-app connections.
@@ -62,12 +68,23 @@ public final class LauncherEntryPublisher {
     }
 
     private func update(_ app: AppID, _ entry: LauncherEntry) {
-        let old = entries[app] ?? LauncherEntry()
-        guard old != entry else { return }
         entries[app] = entry.isVisible ? entry : nil
-        publish(app, entry)
-        if !entry.isVisible, let connection = connections.removeValue(forKey: app) {
-            connection.close()
+        if changed.isEmpty { loop.runSoon { [weak self] in self?.publishChanged() } }
+        changed.insert(app)
+    }
+
+    /// Sends one update per app changed since the last turn.
+    private func publishChanged() {
+        let apps = changed
+        changed.removeAll()
+        for app in apps.sorted() {
+            let entry = entries[app] ?? LauncherEntry()
+            guard entry != published[app] ?? LauncherEntry() else { continue }
+            publish(app, entry)
+            published[app] = entry.isVisible ? entry : nil
+            if !entry.isVisible, let connection = connections.removeValue(forKey: app) {
+                connection.close()
+            }
         }
     }
 
