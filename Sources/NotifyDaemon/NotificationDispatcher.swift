@@ -27,7 +27,7 @@ final class NotificationDispatcher {
 
     static let queuedPerApp = 100
 
-    private let notifier: DesktopNotifier
+    private let desktop: LazyDesktop
     private let sounds: SoundPlayer
     private let server: NotificationServerMonitor
     private let emitter: SignalEmitter
@@ -43,10 +43,10 @@ final class NotificationDispatcher {
     private let summaries: SummaryUpdates
 
     init(
-        notifier: DesktopNotifier, sounds: SoundPlayer, server: NotificationServerMonitor, emitter: SignalEmitter, loop: EventLoop,
+        desktop: LazyDesktop, sounds: SoundPlayer, server: NotificationServerMonitor, emitter: SignalEmitter, loop: EventLoop,
         clock: any WallClock, logger: Logger
     ) {
-        self.notifier = notifier
+        self.desktop = desktop
         self.sounds = sounds
         self.server = server
         self.emitter = emitter
@@ -69,7 +69,7 @@ final class NotificationDispatcher {
             progress.update(event, fraction: fraction, session: session, app: app, server: server.server)
             return
         }
-        progress.end(session: session, app: app, notifier: notifier)
+        progress.end(session: session, app: app) { [desktop] key in desktop.running?.close(key) }
         guard let content = NotificationContent.forEvent(event) else { return }
         let now = clock.now()
         var request = NotificationRequest(
@@ -126,6 +126,10 @@ final class NotificationDispatcher {
             play(.file(path), token: token)
         }
         popups[token] = popup
+        guard let notifier = desktop.running else {
+            popups[token] = nil
+            return
+        }
         awaitingPost[popup.request.key, default: []].append(token)
         notifier.post(popup.request)
     }

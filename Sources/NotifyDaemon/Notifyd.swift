@@ -17,8 +17,8 @@ public final class Notifyd {
     private let clock: any WallClock = SystemClock()
     private let launcher: LauncherEntryPublisher
     private let serverMonitor: NotificationServerMonitor
-    private let notifier: DesktopNotifier?
-    private let dispatcher: NotificationDispatcher?
+    private let desktop: LazyDesktop
+    private let dispatcher: NotificationDispatcher
     private let sessions: SessionService
     private let deadlines: DeadlineTimer
     private let object: DBusObject
@@ -57,19 +57,10 @@ public final class Notifyd {
         let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
         let sink = DesktopEventSink()
         let boundSink = LoopBound(sink, loop: loop)
-        do {
-            notifier = try DesktopNotifier(logger: logger) { event in boundSink.execute { $0.dispatcher?.handle(event) } }
-        } catch {
-            logger.error("desktop notifications are off: \(error)")
-            notifier = nil
-        }
-        if let notifier {
-            dispatcher = NotificationDispatcher(
-                notifier: notifier, sounds: SoundPlayer(logger: logger), server: serverMonitor, emitter: emitter,
-                loop: loop, clock: clock, logger: logger)
-        } else {
-            dispatcher = nil
-        }
+        desktop = LazyDesktop(logger: logger) { event in boundSink.execute { $0.dispatcher?.handle(event) } }
+        dispatcher = NotificationDispatcher(
+            desktop: desktop, sounds: SoundPlayer(logger: logger), server: serverMonitor, emitter: emitter,
+            loop: loop, clock: clock, logger: logger)
         sink.dispatcher = dispatcher
         let badges = BadgeService(state: state, emitter: emitter, launcher: launcher)
         sessions = SessionService(
@@ -151,7 +142,7 @@ public final class Notifyd {
         loop.run()
         state.commit()
         if connection.isConnected { connection.flush() }
-        notifier?.shutDown()
+        desktop.shutDown()
         return exitStatus
     }
 
@@ -168,7 +159,7 @@ public final class Notifyd {
     }
 
     private func serverChanged() {
-        dispatcher?.serverChanged()
+        dispatcher.serverChanged()
         do {
             try connection.emitPropertiesChanged(
                 of: object, interface: NotifydNames.daemonInterface, names: DaemonService.serverProperties)

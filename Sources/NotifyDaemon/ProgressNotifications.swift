@@ -72,11 +72,11 @@ final class ProgressNotifications {
     }
 
     /// The session finished or failed: stop updating and close its popup.
-    func end(session: SessionID, app: AppID, notifier: DesktopNotifier) {
+    func end(session: SessionID, app: AppID, close: (NotificationKey) -> Void) {
         throttle.end(session: session)
         latest[session] = nil
         if let timer = timers.removeValue(forKey: session) { loop.cancelTimer(timer) }
-        if shown.remove(session) != nil { notifier.close(Self.key(session, app)) }
+        if shown.remove(session) != nil { close(Self.key(session, app)) }
     }
 
     static func key(_ session: SessionID, _ app: AppID) -> NotificationKey {
