@@ -82,8 +82,7 @@ let package = Package(
         .executableTarget(
             name: "notifyd",
             dependencies: [
-                "NotifyDaemon", "DBus",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotifyDaemon", "NotifyCore", "DBus",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),

@@ -1,0 +1,47 @@
+import DBus
+import Glibc
+import Logging
+import NotifyCore
+import NotifyDaemon
+
+/// `notifyd`: the per-user background completion service.
+@main
+enum NotifydMain {
+    static func main() {
+        let options: DaemonOptions
+        do {
+            options = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            let text = "notifyd: \(error.message)\nUsage: notifyd [--state-dir <dir>] [--address <address>] "
+                + "[--verbose | --quiet]\nSee 'notifyd --help'.\n"
+            _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            exit(2)
+        }
+        switch options.action {
+        case .help: print(DaemonOptions.help, terminator: "")
+        case .version: print("notifyd \(NotifydNames.version)")
+        case .printIntrospection: print(NotifydObject.documentedXML, terminator: "")
+        case .printWorkerIntrospection: print(NotifydObject.workerXML, terminator: "")
+        case .serve: exit(serve(options))
+        }
+    }
+
+    static func serve(_ options: DaemonOptions) -> Int32 {
+        let level: Logger.Level = options.verbose ? .debug : options.quiet ? .warning : .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "notifyd")
+        let configuration = DaemonConfiguration(
+            stateDirectory: DaemonConfiguration.defaultStateDirectory(override: options.stateDirectory),
+            bus: options.address.map { .address($0) } ?? .session)
+        do {
+            return try Notifyd(configuration: configuration, logger: logger).run()
+        } catch {
+            logger.critical("\(error.description)")
+            return 1
+        }
+    }
+}
