@@ -8,21 +8,29 @@ public struct AppID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Validates an app ID, or throws `InvalidAppId` saying what is wrong.
     public init(_ rawValue: String) throws(NotifydError) {
-        let bytes = Array(rawValue.utf8)
         func fail(_ why: String) -> NotifydError {
             NotifydError(.invalidAppId, "invalid app ID '\(AppID.printable(rawValue))': \(why)")
         }
-        guard !bytes.isEmpty else { throw fail("it is empty") }
-        guard bytes.count <= 255 else { throw fail("it is \(bytes.count) bytes long, the limit is 255") }
-        if let bad = bytes.first(where: { !Self.isAllowed($0) }) {
-            throw fail(
-                "byte 0x\(String(bad, radix: 16)) is not one of A-Z a-z 0-9 . _ -; "
-                    + "use the desktop file's name without .desktop")
+        // One pass over the bytes: this runs for every call and event.
+        var count = 0
+        var previous: UInt8 = 0
+        var doubleDot = false
+        for byte in rawValue.utf8 {
+            guard Self.isAllowed(byte) else {
+                throw fail(
+                    "byte 0x\(String(byte, radix: 16)) is not one of A-Z a-z 0-9 . _ -; "
+                        + "use the desktop file's name without .desktop")
+            }
+            if count == 0 && (byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")) {
+                throw fail("it may not start with '.' or '-'")
+            }
+            if byte == UInt8(ascii: ".") && previous == UInt8(ascii: ".") { doubleDot = true }
+            previous = byte
+            count += 1
         }
-        guard bytes[0] != UInt8(ascii: "."), bytes[0] != UInt8(ascii: "-") else {
-            throw fail("it may not start with '.' or '-'")
-        }
-        guard !rawValue.contains("..") else { throw fail("it may not contain '..'") }
+        guard count > 0 else { throw fail("it is empty") }
+        guard count <= 255 else { throw fail("it is \(count) bytes long, the limit is 255") }
+        guard !doubleDot else { throw fail("it may not contain '..'") }
         self.rawValue = rawValue
     }
 

@@ -74,3 +74,21 @@ import Testing
         #expect(throws: DBusError.self) { try [DBusValue]().decode(0, as: String.self) }
     }
 }
+
+@Suite struct MessageCopyTests {
+    @Test(arguments: MessageCodecTests.samples.filter { if case .unixFD = $0 { false } else { true } })
+    func copiesAnArgumentAsItIs(_ value: DBusValue) throws {
+        let source = try DBusMessage.signal(
+            path: "/t", interface: "org.example.T", member: "M", arguments: [.string("first"), value]
+        ).throughWireFormat()
+        let target = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "N", arguments: [.uint64(7)])
+        try target.appendArgument(1, of: source)
+        #expect(try target.throughWireFormat().arguments() == [.uint64(7), value])
+    }
+
+    @Test func aMissingArgumentIsAnError() throws {
+        let source = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "M", arguments: [.string("only")])
+        let target = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "N")
+        #expect(throws: DBusError.self) { try target.appendArgument(1, of: source) }
+    }
+}
