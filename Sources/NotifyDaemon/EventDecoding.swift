@@ -32,12 +32,13 @@ enum EventDecoding {
         }
     }
 
-    /// Decodes and validates the three arguments of a worker's report.
-    static func report(_ arguments: [DBusValue]) throws -> WorkerReport {
+    /// Decodes and validates the three arguments of a worker's report
+    /// (the method call's or the signal's).
+    static func report(_ message: DBusMessage, arguments: [DBusValue]) throws -> WorkerReport {
         let session = try SessionID(arguments.decode(0, as: String.self))
         let app = try AppID(arguments.decode(1, as: String.self))
         let event = try WorkerEvent(validating: fields(arguments[2]))
-        return WorkerReport(session: session, app: app, event: event, dictionary: arguments[2])
+        return WorkerReport(session: session, app: app, event: event, message: message)
     }
 }
 
@@ -46,6 +47,7 @@ struct WorkerReport {
     let session: SessionID
     let app: AppID
     let event: WorkerEvent
-    /// The dictionary as the worker sent it, passed on to running apps.
-    let dictionary: DBusValue
+    /// The message it came in; its third argument, the event dictionary as
+    /// the worker sent it, is passed on to running apps as it is.
+    let message: DBusMessage
 }

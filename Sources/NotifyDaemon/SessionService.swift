@@ -37,7 +37,7 @@ final class SessionService {
     // MARK: Reports
 
     func handleEvents(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let handler = try record(EventDecoding.report(call.arguments))
+        let handler = try record(EventDecoding.report(call.message, arguments: call.arguments))
         return state.respond(call, [.uint64(handler?.id ?? 0)])
     }
 
@@ -49,7 +49,7 @@ final class SessionService {
             return
         }
         do {
-            _ = try record(EventDecoding.report(message.arguments()))
+            _ = try record(EventDecoding.report(message, arguments: message.arguments()))
         } catch {
             logger.warning("refused a worker event from \(sender): \(error)")
         }
@@ -66,7 +66,8 @@ final class SessionService {
         state.afterCommit { [self] in
             emitter.emit(
                 NotifydNames.sessionsInterface, "HandleEventsForBackgroundSession",
-                [.string(report.session.rawValue), .string(report.app.rawValue), .uint64(handlerID), report.dictionary])
+                [.string(report.session.rawValue), .string(report.app.rawValue), .uint64(handlerID)],
+                appending: 2, of: report.message)
             if report.event.kind == .progress || recorded.session.bytesExpected != nil {
                 launcher?.setProgress(state.current.sessions.progress(of: report.app), for: report.app)
             }
