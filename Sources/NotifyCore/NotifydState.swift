@@ -4,9 +4,12 @@ public struct NotifydState: Hashable, Sendable {
     public var badges: BadgeBook
     /// Background sessions and their pending completion handlers.
     public var sessions: SessionBook
+    /// App states, their owning connections, and when each app was active.
+    public var apps: AppBook
 
-    public init(badges: BadgeBook = BadgeBook(), sessions: SessionBook = SessionBook()) {
+    public init(badges: BadgeBook = BadgeBook(), sessions: SessionBook = SessionBook(), apps: AppBook = AppBook()) {
         self.badges = badges
         self.sessions = sessions
+        self.apps = apps
     }
 }
