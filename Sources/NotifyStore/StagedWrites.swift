@@ -16,6 +16,10 @@ enum StagedWrite {
     case handlerRemoval(id: UInt64)
     /// Raise the largest handler ID ever stored.
     case lastHandlerID(UInt64)
+    /// Insert an activation (never replaces a row).
+    case activation(StoredActivation)
+    /// Delete all but the newest activations of an app.
+    case activationTrim(appID: String, keepNewest: Int)
 
     /// What a write replaces: a later write with the same key wins.
     enum Key: Hashable {
@@ -23,11 +27,16 @@ enum StagedWrite {
         case session(id: String)
         case handlerRemoval(id: UInt64)
         case lastHandlerID
+        case activationTrim(appID: String)
     }
 
     /// `nil` for a handler insert: a second insert of an ID must reach the
-    /// database and fail there, not replace the first. (`.lastHandlerID` is
-    /// not kept in the list of writes: ``StagedWrites`` keeps the maximum.)
+    /// database and fail there, not replace the first; `nil` for an
+    /// activation insert too: every one is a row of its own. A trim replaces
+    /// an earlier trim of the same app, and so runs after every insert staged
+    /// before it: with the same `keepNewest`, the rows left are the same.
+    /// (`.lastHandlerID` is not kept in the list of writes: ``StagedWrites``
+    /// keeps the maximum.)
     var key: Key? {
         switch self {
         case .badge(let appID, _): .badge(appID: appID)
@@ -36,6 +45,8 @@ enum StagedWrite {
         case .handler: nil
         case .handlerRemoval(let id): .handlerRemoval(id: id)
         case .lastHandlerID: .lastHandlerID
+        case .activation: nil
+        case .activationTrim(let appID, _): .activationTrim(appID: appID)
         }
     }
 }

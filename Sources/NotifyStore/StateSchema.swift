@@ -53,6 +53,16 @@ public enum StateSchema {
                     value INTEGER NOT NULL
                 );
                 """),
+        SchemaMigration(
+            "app activation history",
+            sql: """
+                CREATE TABLE activations (
+                    id INTEGER PRIMARY KEY,
+                    app_id TEXT NOT NULL,
+                    at_us INTEGER NOT NULL
+                );
+                CREATE INDEX activations_by_app ON activations (app_id, at_us);
+                """),
     ]
 
     /// The schema version this build writes.

@@ -21,6 +21,7 @@ public final class StateStore {
     private let badges: BadgeTable
     private let sessions: SessionTable
     private let handlers: HandlerTable
+    private let activations: ActivationTable
     private let lock: StateDirectoryLock
     private var staged = StagedWrites()
 
@@ -36,6 +37,7 @@ public final class StateStore {
         self.badges = try BadgeTable(database: database)
         self.sessions = try SessionTable(database: database)
         self.handlers = try HandlerTable(database: database)
+        self.activations = try ActivationTable(database: database)
         self.database = database
         self.lock = lock
         self.directory = directory
@@ -97,13 +99,34 @@ public final class StateStore {
         staged.stage(.handlerRemoval(id: id))
     }
 
+    // MARK: Activations
+
+    /// The activations as committed, ordered by app, then time, then the
+    /// order staged.
+    public func loadActivations() throws -> [StoredActivation] {
+        try ActivationTable.load(from: database)
+    }
+
+    /// Stages the insert of `activation` as a row of its own (the same app
+    /// and time twice are two rows). No I/O.
+    public func stageActivation(_ activation: StoredActivation) {
+        staged.stage(.activation(activation))
+    }
+
+    /// Stages the deletion of all but the newest `keepNewest` activations of
+    /// `app` (of all of them for 0 or less), applied after the activations
+    /// staged before it. No I/O; a later trim of the same app replaces this one.
+    public func stageActivationTrim(app: String, keepNewest: Int) {
+        staged.stage(.activationTrim(appID: app, keepNewest: keepNewest))
+    }
+
     // MARK: Commit
 
     /// Whether anything is waiting for ``commit()``.
     public var hasStagedWrites: Bool { !staged.isEmpty }
 
     /// How many writes are waiting for ``commit()``: one per row, the last
-    /// handler ID counting as one row.
+    /// handler ID counting as one row and an activation trim as one.
     public var stagedWriteCount: Int { staged.count }
 
     /// Writes everything staged in one `BEGIN IMMEDIATE` ... `COMMIT` and
@@ -134,6 +157,10 @@ public final class StateStore {
             try handlers.remove(id: id)
         case .lastHandlerID(let id):
             try handlers.recordLastID(id)
+        case .activation(let activation):
+            try activations.write(activation)
+        case .activationTrim(let appID, let keepNewest):
+            try activations.trim(app: appID, keepNewest: keepNewest)
         }
     }
 }

@@ -1,0 +1,63 @@
+/// One time an app became active, as stored.
+public struct StoredActivation: Sendable, Hashable {
+    /// The app ID.
+    public var app: String
+    /// When it became active, in Unix µs.
+    public var at: Int64
+
+    /// Creates an activation row.
+    public init(app: String, at: Int64) {
+        self.app = app
+        self.at = at
+    }
+}
+
+/// The `activations` table: one row per time an app became active. Rows
+/// are never updated; each app's history is trimmed to its newest rows.
+/// Rows at the same time are told apart by their `id` (the order inserted).
+struct ActivationTable {
+    private let insert: SQLiteStatement
+    private let trim: SQLiteStatement
+
+    /// Prepares the statements that write the table.
+    init(database: SQLiteDatabase) throws {
+        insert = try database.prepare("INSERT INTO activations (app_id, at_us) VALUES (?1, ?2)")
+        // The index on (app_id, at_us) holds the rowid too, so the newest
+        // rows are read from the index in order.
+        trim = try database.prepare("""
+            DELETE FROM activations WHERE app_id = ?1 AND id NOT IN (
+                SELECT id FROM activations WHERE app_id = ?1
+                ORDER BY at_us DESC, id DESC LIMIT ?2)
+            """)
+    }
+
+    /// Every activation, ordered by app, then time, then the order inserted.
+    static func load(from database: SQLiteDatabase) throws -> [StoredActivation] {
+        let select = try database.prepare("SELECT app_id, at_us FROM activations ORDER BY app_id, at_us, id")
+        var activations: [StoredActivation] = []
+        while try select.step() {
+            guard let app = select.string(at: 0) else { continue }
+            activations.append(StoredActivation(app: app, at: select.int64(at: 1)))
+        }
+        return activations
+    }
+
+    /// Inserts `activation` as a new row.
+    func write(_ activation: StoredActivation) throws {
+        insert.reset()
+        defer { insert.reset() }
+        try insert.bind(activation.app, at: 1)
+        try insert.bind(activation.at, at: 2)
+        try insert.step()
+    }
+
+    /// Deletes all but the newest `keepNewest` activations of `app` (all of
+    /// them for 0 or less).
+    func trim(app: String, keepNewest: Int) throws {
+        trim.reset()
+        defer { trim.reset() }
+        try trim.bind(app, at: 1)
+        try trim.bind(Int64(max(0, keepNewest)), at: 2)
+        try trim.step()
+    }
+}
