@@ -41,8 +41,13 @@ enum FastPath {
             var sessions = Sessions()
             sessions.output = output(json)
             return sessions
+        case 1 where words[0] == "apps":
+            var apps = Apps()
+            apps.output = output(json)
+            return apps
         case 2:
-            return sessionCommand(words[0], session: words[1], json: json)
+            return appCommand(words[0], app: words[1], json: json)
+                ?? sessionCommand(words[0], session: words[1], json: json)
         case 3 where words[0] == "badge":
             return badgeCommand(words[1], app: words[2], number: nil, json: json)
         case 4 where words[0] == "badge":
@@ -77,6 +82,22 @@ enum FastPath {
             clear.all = false
             clear.output = output(false)
             return clear
+        default:
+            return nil
+        }
+    }
+
+    private static func appCommand(_ verb: String, app: String, json: Bool) -> (any ParsableCommand)? {
+        switch verb {
+        case "activate" where !json:
+            var activate = Activate()
+            activate.app = app
+            return activate
+        case "state":
+            var state = State()
+            state.app = app
+            state.output = output(json)
+            return state
         default:
             return nil
         }

@@ -22,6 +22,8 @@ struct NotifyctlCommand: ParsableCommand {
               notifyctl status
               notifyctl badge set org.gnome.Nautilus 3
               notifyctl badge list --json
+              notifyctl activate org.gnome.Nautilus
+              notifyctl apps
               notifyctl event dl-42 --app firefox --title debian.iso --path debian.iso
               notifyctl sessions
               notifyctl complete dl-42
@@ -35,7 +37,8 @@ struct NotifyctlCommand: ParsableCommand {
             """,
         version: "notifyctl \(NotifydNames.version)",
         subcommands: [
-            Status.self, Badge.self, Event.self, Sessions.self, Complete.self, Cancel.self, Wait.self, Monitor.self,
+            Status.self, Badge.self, Activate.self, State.self, Apps.self, Event.self, Sessions.self, Complete.self,
+            Cancel.self, Wait.self, Monitor.self,
         ])
 
     /// "notifyctl: ..." on every error, usage errors included.

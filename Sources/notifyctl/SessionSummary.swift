@@ -114,21 +114,6 @@ struct SessionSummary: Equatable {
     /// at all when there is no session.
     static func table(_ sessions: [SessionSummary], localTime: (Int64) -> String) -> [String] {
         guard !sessions.isEmpty else { return [] }
-        let rows = [header] + sessions.map { $0.row(localTime: localTime) }
-        var widths = [Int](repeating: 0, count: header.count)
-        for row in rows {
-            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
-        }
-        return rows.map { row in
-            var line = ""
-            for (column, cell) in row.enumerated() {
-                if column == row.count - 1 {
-                    line += cell
-                } else {
-                    line += cell + String(repeating: " ", count: widths[column] - cell.count + 2)
-                }
-            }
-            return line
-        }
+        return TextTable.lines([header] + sessions.map { $0.row(localTime: localTime) })
     }
 }

@@ -60,6 +60,19 @@ private func parseStatus(_ arguments: [String]) -> Int32 {
         #expect(command.delta == delta)
     }
 
+    @Test func appCommands() throws {
+        #expect((try parse("activate firefox") as? Activate)?.app == "firefox")
+        #expect((try parse("activate a..b") as? Activate)?.app == "a..b")
+        #expect((try parse("state org.gnome.Nautilus") as? State)?.app == "org.gnome.Nautilus")
+        #expect((try parse("state firefox") as? State)?.output.json == false)
+        #expect((try parse("state firefox --json") as? State)?.output.json == true)
+        #expect((try parse("state --json firefox") as? State)?.app == "firefox")
+        #expect((try parse("apps") as? Apps)?.output.json == false)
+        #expect((try parse("apps --json") as? Apps)?.output.json == true)
+        let dashed = try NotifyctlCommand.parseAsRoot(["activate", "--", "-x"]) as? Activate
+        #expect(dashed?.app == "-x")
+    }
+
     @Test func clear() throws {
         #expect((try parse("badge clear firefox") as? Badge.Clear)?.app == "firefox")
         #expect((try parse("badge clear --all") as? Badge.Clear)?.all == true)
@@ -89,6 +102,14 @@ private func parseStatus(_ arguments: [String]) -> Int32 {
         "badge clear",
         "badge clear firefox --all",
         "badge clear firefox --json",
+        "activate",
+        "activate a b",
+        "activate firefox --json",
+        "state",
+        "state a b",
+        "state firefox --jsn",
+        "apps firefox",
+        "apps --all",
     ])
     func badUsageExits2(_ line: String) {
         #expect(parseStatus(line.split(separator: " ").map(String.init)) == ExitStatus.usage)
@@ -96,6 +117,7 @@ private func parseStatus(_ arguments: [String]) -> Int32 {
 
     @Test(arguments: [
         "--help", "-h", "help", "--version", "badge --help", "help badge increment", "badge set --help",
+        "activate --help", "help state", "apps -h",
         "--generate-completion-script bash", "--generate-completion-script zsh", "--generate-completion-script fish",
     ])
     func helpVersionAndCompletionsExit0(_ line: String) {

@@ -4,11 +4,11 @@ import Testing
 import TestSupport
 
 /// The notifyctl executable as a process against a stand-in for notifyd's
-/// Sessions interface on a private bus: the calls go out with the SPEC's
-/// signatures, replies and errors come back as they should, `event --wait`
-/// writes the handler ID before it waits, and `monitor` prints what the
-/// name's owner emits and nothing else. (The real daemon is tested in
-/// EndToEndTests.)
+/// Sessions and Apps interfaces on a private bus: the calls go out with the
+/// SPEC's signatures, replies and errors come back as they should, `event
+/// --wait` writes the handler ID before it waits, `activate` leaves the app
+/// `not-running` once it exits, and `monitor` prints what the name's owner
+/// emits and nothing else. (The real daemon is tested in EndToEndTests.)
 @Suite(.serialized) final class FakeDaemonTests {
     let bus: TestBus
     let daemon: FakeNotifyd
@@ -100,6 +100,80 @@ import TestSupport
         #expect(wait.output == "{\"result\":\"completed\"}\n")
     }
 
+    // MARK: Apps
+
+    @Test func activateResetsTheBadgeAndTheStateEndsWithNotifyctl() throws {
+        #expect(try notifyctl("apps").stdout == "APP      STATE        BADGE\nfirefox  not-running  3\n")
+        let result = try notifyctl("activate", "firefox")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty)
+        let calls = try daemon.appCalls()
+        #expect(calls.map(\.member) == ["ListApps", "DidBecomeActive"])
+        #expect(calls.last?.arguments == [.string("firefox")])
+        // notifyctl's connection owned the state it reported: gone with it (SPEC, Apps).
+        #expect(daemon.waitForState("firefox", "not-running"))
+        #expect(try notifyctl("state", "firefox").stdout == "not-running\n")
+        #expect(try notifyctl("apps").stdout == "APP      STATE        BADGE\nfirefox  not-running  0\n")
+    }
+
+    /// A state reported by a connection that stays (an app) is what
+    /// `state` and `apps` show, until that connection leaves.
+    @Test func stateAndAppsShowWhatARunningAppReported() throws {
+        let app = try DBusConnection.connect(to: .address(bus.address))
+        _ = try app.call(
+            destination: FakeNotifyd.name, path: FakeNotifyd.path, interface: FakeNotifyd.apps,
+            member: "DidEnterBackground", [.string("org.gnome.Nautilus")])
+        let state = try notifyctl("state", "org.gnome.Nautilus")
+        #expect(state.status == 0, "\(state.stderr)")
+        #expect(state.stdout == "background\n")
+        #expect(
+            try notifyctl("state", "org.gnome.Nautilus", "--json").stdout
+                == "{\"app\":\"org.gnome.Nautilus\",\"state\":\"background\"}\n")
+        #expect(
+            try notifyctl("apps").stdout
+                == "APP                 STATE        BADGE\nfirefox             not-running  3\norg.gnome.Nautilus  background   0\n")
+        let json = try notifyctl("apps", "--json")
+        let array = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(array?.map { $0["app"] as? String } == ["firefox", "org.gnome.Nautilus"])
+        #expect(array?.map { $0["state"] as? String } == ["not-running", "background"])
+        #expect(array?.map { $0["badge"] as? Int } == [3, 0])
+        #expect(try daemon.appCalls().map(\.member) == ["DidEnterBackground", "GetState", "GetState", "ListApps", "ListApps"])
+        app.close()
+        #expect(daemon.waitForState("org.gnome.Nautilus", "not-running"))
+        #expect(try notifyctl("state", "org.gnome.Nautilus").stdout == "not-running\n")
+    }
+
+    @Test func appErrorsExit1WithTheirMessage() throws {
+        let invalid = try notifyctl("activate", "a..b")
+        #expect(invalid.status == 1)
+        #expect(invalid.stdout.isEmpty)
+        #expect(invalid.stderr == "notifyctl: invalid app ID 'a..b': it may not contain '..'\n")
+        let refused = try notifyctl("state", "org.example.Other", "--json")
+        #expect(refused.status == 1)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr == "notifyctl: a sandboxed app may only name itself, not 'org.example.Other'\n")
+        #expect(try daemon.appCalls().isEmpty, "refused calls change nothing")
+    }
+
+    @Test func noAppsPrintNothing() throws {
+        try daemon.forgetApps()
+        let text = try notifyctl("apps")
+        #expect(text.status == 0)
+        #expect(text.stdout.isEmpty)
+        #expect(try notifyctl("apps", "--json").stdout == "[]\n")
+    }
+
+    @Test func appCommandsWithoutNotifydExit3() throws {
+        try daemon.leave()
+        for arguments in [["activate", "firefox"], ["state", "firefox"], ["apps"]] {
+            let result = try runProcess(FakeNotifyd.notifyctl, arguments, environment: environment)
+            #expect(result.status == 3, "\(arguments)")
+            #expect(result.stderr.contains("notifyd is not running"))
+        }
+    }
+
+    // MARK: Monitor
+
     @Test func monitorPrintsTheOwnersSignalsUntilInterrupted() throws {
         let monitor = try OutputProcess(FakeNotifyd.notifyctl, ["monitor"], environment)
         try waitUntilListening(monitor)
@@ -186,12 +260,19 @@ import TestSupport
     }
 }
 
-/// A stand-in for notifyd: the name, the Sessions methods with their SPEC
-/// signatures, and signals on demand, served from a loop thread.
+/// A stand-in for notifyd: the name, the Sessions and Apps methods with
+/// their SPEC signatures, and signals on demand, served from a loop thread.
+///
+/// Apps as SPEC has them: the connection that last reported an app's state
+/// owns it, and the app is `not-running` once that connection leaves the
+/// bus; `DidBecomeActive` resets the badge. It knows `firefox` (badge 3)
+/// from the start; `a..b` is an invalid app ID and `org.example.Other` an
+/// app the caller may not name, as for a sandboxed caller.
 final class FakeNotifyd: @unchecked Sendable {
     static let name = "org.notifyd.Notifyd1"
     static let path = "/org/notifyd/Notifyd1"
     static let sessions = "org.notifyd.Notifyd1.Sessions"
+    static let apps = "org.notifyd.Notifyd1.Apps"
 
     /// The notifyctl executable built next to the test bundle.
     static var notifyctl: String {
@@ -213,13 +294,18 @@ final class FakeNotifyd: @unchecked Sendable {
     private var received: [[DBusValue]] = []
     private var eventCount = 0
     private var waiting: [(session: String, call: DBusMethodCall)] = []
+    private var apps: [String: (state: String, owner: String?, badge: UInt32)] = [
+        "firefox": ("not-running", nil, 3)
+    ]
+    private var followed: Set<String> = []
+    private var appCallsReceived: [(member: String, arguments: [DBusValue])] = []
 
     init(address: String) throws {
         thread = try LoopThread()
         try thread.sync {
             let connection = try DBusConnection.connect(to: .address(address))
             try connection.attach(to: self.thread.loop)
-            try connection.export(DBusObject(path: Self.path, interfaces: [self.interface()]))
+            try connection.export(DBusObject(path: Self.path, interfaces: [self.interface(), self.appsInterface()]))
             guard try connection.requestName(Self.name) == .primaryOwner else { throw TestFailure("name taken") }
             self.connection = connection
         }
@@ -246,6 +332,17 @@ final class FakeNotifyd: @unchecked Sendable {
             self.waiting.removeAll()
             self.connection = nil
         }
+    }
+
+    /// The Apps calls accepted so far: member and arguments.
+    func appCalls() throws -> [(member: String, arguments: [DBusValue])] { try thread.sync { self.appCallsReceived } }
+
+    /// Forgets every app, as a fresh notifyd.
+    func forgetApps() throws { try thread.sync { self.apps.removeAll() } }
+
+    /// Waits (bounded) until the app's state is `state`.
+    func waitForState(_ app: String, _ state: String) -> Bool {
+        poll { (try? self.thread.sync { self.apps[app]?.state == state }) ?? false }
     }
 
     /// Waits (bounded) until `count` WaitForSession calls are pending.
@@ -316,6 +413,72 @@ final class FakeNotifyd: @unchecked Sendable {
                     ])
                 },
             ])
+    }
+
+    private func appsInterface() -> DBusInterface {
+        let app = [DBusArgument("app_id", .string)]
+        return DBusInterface(
+            Self.apps,
+            methods: [
+                DBusMethod("DidBecomeActive", inputs: app) { call in try self.report(call, "active") },
+                DBusMethod("WillResignActive", inputs: app) { call in try self.report(call, "inactive") },
+                DBusMethod("DidEnterBackground", inputs: app) { call in try self.report(call, "background") },
+                DBusMethod("GetState", inputs: app, outputs: [DBusArgument("state", .string)]) { call in
+                    let app = try self.appArgument(call)
+                    self.appCallsReceived.append(("GetState", call.arguments))
+                    return .reply([.string(self.apps[app]?.state ?? "not-running")])
+                },
+                DBusMethod(
+                    "ListApps", outputs: [DBusArgument("apps", .array(.structure([.string, .string, .uint32])))]
+                ) { call in
+                    self.appCallsReceived.append(("ListApps", call.arguments))
+                    // In no particular order: notifyctl sorts.
+                    let entries = self.apps.sorted { $0.key > $1.key }.map {
+                        DBusValue.structure([.string($0.key), .string($0.value.state), .uint32($0.value.badge)])
+                    }
+                    return .reply([.array(element: .structure([.string, .string, .uint32]), entries)])
+                },
+            ],
+            signals: [
+                DBusSignal("StateChanged", arguments: [DBusArgument("app_id", .string), DBusArgument("state", .string)])
+            ])
+    }
+
+    /// The app ID argument, refused as notifyd would.
+    private func appArgument(_ call: DBusMethodCall) throws -> String {
+        let app: String = try call.argument(0)
+        if app == "a..b" {
+            throw DBusError("org.notifyd.Notifyd1.Error.InvalidAppId", "invalid app ID 'a..b': it may not contain '..'")
+        }
+        if app == "org.example.Other" {
+            throw DBusError(
+                "org.notifyd.Notifyd1.Error.NotPermitted", "a sandboxed app may only name itself, not '\(app)'")
+        }
+        return app
+    }
+
+    /// DidBecomeActive and the like: the caller's connection now owns the
+    /// app's state; active resets the badge.
+    private func report(_ call: DBusMethodCall, _ state: String) throws -> DBusMethodResult {
+        let app = try appArgument(call)
+        appCallsReceived.append((String(call.member.split(separator: ".").last ?? ""), call.arguments))
+        var entry = apps[app] ?? (state: "not-running", owner: nil, badge: 0)
+        entry.state = state
+        entry.owner = call.sender
+        if state == "active" { entry.badge = 0 }
+        apps[app] = entry
+        try connection?.emitSignal(
+            path: Self.path, interface: Self.apps, member: "StateChanged", [.string(app), .string(state)])
+        if followed.insert(call.sender).inserted {
+            let sender = call.sender
+            try connection?.watchNameOwner(sender) { owner in
+                guard owner == nil else { return }
+                for (app, entry) in self.apps where entry.owner == sender {
+                    self.apps[app] = (state: "not-running", owner: nil, badge: entry.badge)
+                }
+            }
+        }
+        return .reply([])
     }
 
     /// Answers the session's waiting calls; returns how many events it had

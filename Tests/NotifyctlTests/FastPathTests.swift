@@ -17,6 +17,9 @@ import Testing
         case let increment as Badge.Increment:
             "Increment \(increment.app) \(increment.delta) \(increment.deltaInput) json=\(increment.output.json)"
         case let clear as Badge.Clear: "Clear \(clear.app ?? "-") all=\(clear.all) json=\(clear.output.json)"
+        case let activate as Activate: "Activate \(activate.app)"
+        case let state as State: "State \(state.app) json=\(state.output.json)"
+        case let apps as Apps: "Apps json=\(apps.output.json)"
         case let sessions as Sessions: "Sessions json=\(sessions.output.json)"
         case let complete as Complete: "Complete \(complete.session) json=\(complete.output.json)"
         case let cancel as Cancel: "Cancel \(cancel.session) json=\(cancel.output.json)"
@@ -52,6 +55,9 @@ import Testing
         ["badge", "clear", "org.example.Mail"],
         ["sessions"], ["sessions", "--json"], ["complete", "dl-1"], ["complete", "dl 1", "--json"], ["cancel", "x"],
         ["cancel", "x", "--json"], ["wait", "dl-1"], ["wait", "é ✓", "--json"], ["complete", "help"], ["wait", "status"],
+        ["activate", "firefox"], ["activate", "a..b"], ["activate", "with space"], ["activate", "help"],
+        ["activate", "apps"], ["state", "org.gnome.Nautilus"], ["state", "firefox", "--json"], ["state", "status"],
+        ["state", "é ✓"], ["apps"], ["apps", "--json"],
     ] + eventVectors
 
     /// `event` with the string options and flags download hooks use.
@@ -90,6 +96,10 @@ import Testing
         ["badge", "get", "--", "-x"], ["status", "--json", "--json"],
         ["sessions", "x"], ["complete"], ["complete", "a", "b"], ["complete", "-x"], ["complete", ""],
         ["wait", "--", "x"], ["cancel", "x", "--json", "--json"],
+        ["activate"], ["activate", "firefox", "--json"], ["activate", "-x"], ["activate", ""], ["activate", "a", "b"],
+        ["activate", "--", "x"], ["activate", "--help"], ["state"], ["state", "a", "b"], ["state", "--json", "firefox"],
+        ["state", "a", "--json", "--json"], ["state", "-h"], ["apps", "x"], ["apps", "--json", "--json"], ["apps", "--help"],
+        ["apps", "x", "--json"],
         ["event"], ["event", "dl-1"], ["event", "--app", "firefox", "dl-1"], ["event", "-x", "--app", "a"],
         ["event", "", "--app", "a"], ["event", "s", "--title", "t"], ["event", "s", "--app"],
         ["event", "s", "--app", "a", "--app", "b"], ["event", "s", "--app", "a", "--title", "x", "--title", "y"],

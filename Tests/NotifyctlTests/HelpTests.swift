@@ -53,7 +53,9 @@ import Testing
         let help = NotifyctlCommand.helpMessage(columns: 200)
         #expect(help.contains("Exit status: 0 success; 1 "))
         #expect(help.contains("--generate-completion-script bash"))
-        for command in ["status", "badge", "event", "sessions", "complete", "cancel", "wait", "monitor"] {
+        for command in [
+            "status", "badge", "activate", "state", "apps", "event", "sessions", "complete", "cancel", "wait", "monitor",
+        ] {
             #expect(help.contains("\n  \(command) "), "\(command) is not listed")
         }
     }
@@ -64,6 +66,23 @@ import Testing
         #expect(help.contains("A download hook can use --wait"))
         #expect(help.contains("USAGE: notifyctl event <session> --app <app> [--failed <error> | --progress <written/expected> | --fetch <result>]"))
         #expect(help.contains("(values: new-data, no-data, failed)"))
+    }
+
+    /// A state set by `notifyctl activate` ends with notifyctl's connection:
+    /// both commands say so, so that a script is not surprised by `not-running`.
+    @Test(arguments: [Activate.self, State.self] as [any ParsableCommand.Type])
+    func activateAndStateExplainThatAStateBelongsToAConnection(_ command: any ParsableCommand.Type) {
+        let help = NotifyctlCommand.helpMessage(for: command, columns: 1000)
+        #expect(help.contains("A state belongs to a running connection"))
+        #expect(help.contains("a script's `notifyctl activate APP` resets the badge"))
+        #expect(help.contains("leaves the app not-running once notifyctl exits"))
+        #expect(help.contains("Examples:\n  notifyctl \(command._commandName) firefox\n"))
+    }
+
+    @Test func appsHelpDescribesTheTable() {
+        let help = NotifyctlCommand.helpMessage(for: Apps.self, columns: 200)
+        #expect(help.contains("USAGE: notifyctl apps [--json]"))
+        #expect(help.contains("nothing when notifyd knows no app"))
     }
 
     @Test func monitorHelpShowsALine() {
