@@ -12,20 +12,29 @@ final class BadgeService {
     private let state: DurableState
     private let emitter: SignalEmitter
     private let launcher: LauncherEntryPublisher?
+    private let callers: CallerCheck?
 
-    init(state: DurableState, emitter: SignalEmitter, launcher: LauncherEntryPublisher?) {
+    init(state: DurableState, emitter: SignalEmitter, launcher: LauncherEntryPublisher?, callers: CallerCheck?) {
         self.state = state
         self.emitter = emitter
         self.launcher = launcher
+        self.callers = callers
+    }
+
+    /// Decodes the app ID of argument 0 and checks the caller may act for it.
+    private func app(of call: DBusMethodCall) throws -> AppID {
+        let app = try AppID(call.argument(0))
+        try callers?.authorize(call, for: app)
+        return app
     }
 
     func getBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let app = try AppID(call.argument(0))
+        let app = try app(of: call)
         return state.respond(call, [.uint32(state.current.badges[app])])
     }
 
     func setBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let app = try AppID(call.argument(0))
+        let app = try app(of: call)
         let count: UInt32 = try call.argument(1)
         let change = try state.mutate { (state) throws(NotifydError) in try state.badges.set(app, to: count) }
         record(change)
@@ -33,7 +42,7 @@ final class BadgeService {
     }
 
     func incrementBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let app = try AppID(call.argument(0))
+        let app = try app(of: call)
         let delta: Int32 = try call.argument(1)
         let result = try state.mutate { (state) throws(NotifydError) in try state.badges.increment(app, by: delta) }
         record(result.change)
@@ -41,13 +50,19 @@ final class BadgeService {
     }
 
     func clearBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let app = try AppID(call.argument(0))
-        let change = try state.mutate { (state) throws(NotifydError) in try state.badges.set(app, to: 0) }
-        record(change)
+        clear(try app(of: call))
         return state.respond(call, [])
     }
 
+    /// Sets an app's badge to 0 (ClearBadge, and an app becoming active).
+    func clear(_ app: AppID) {
+        // Setting 0 cannot be out of range.
+        let change = try? state.mutate { (state) throws(NotifydError) in try state.badges.set(app, to: 0) }
+        record(change ?? nil)
+    }
+
     func clearAllBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        try callers?.authorizeForAllApps(call)
         guard !state.current.badges.nonZero.isEmpty else { return state.respond(call, [.uint32(0)]) }
         let changes = state.mutate { (state) in state.badges.clearAll() }
         for change in changes { record(change) }
@@ -56,7 +71,8 @@ final class BadgeService {
 
     func listBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
         var counts: [String: UInt32] = [:]
-        for (app, count) in state.current.badges.nonZero { counts[app.rawValue] = count }
+        let visibility = callers?.visibility(for: call) ?? .everyApp
+        for (app, count) in state.current.badges.nonZero where visibility.shows(app) { counts[app.rawValue] = count }
         return state.respond(call, [counts.dbusValue])
     }
 

@@ -54,6 +54,15 @@ final class DurableState {
         for session in recorded.forgotten { store.stageSessionRemoval(session.rawValue) }
     }
 
+    /// Stages an activation for the history (and the trim that bounds it).
+    func stage(_ activation: Activation, trimming: Bool) {
+        batchOpen = true
+        store.stageActivation(StoredActivation(app: activation.app.rawValue, at: activation.at))
+        if trimming {
+            store.stageActivationTrim(app: activation.app.rawValue, keepNewest: AppBook.activationsKeptPerApp)
+        }
+    }
+
     /// Stages the removal of invoked handlers and their sessions' new state.
     func stage(_ invoked: [InvokedHandler]) {
         guard !invoked.isEmpty else { return }

@@ -20,6 +20,8 @@ public final class Notifyd {
     private let desktop: LazyDesktop
     private let dispatcher: NotificationDispatcher
     private let sessions: SessionService
+    private let apps: AppService
+    private let callers: CallerCheck
     private let deadlines: DeadlineTimer
     private let object: DBusObject
     private var services: [AnyObject] = []
@@ -62,17 +64,20 @@ public final class Notifyd {
             desktop: desktop, sounds: SoundPlayer(logger: logger), server: serverMonitor, emitter: emitter,
             loop: loop, clock: clock, logger: logger)
         sink.dispatcher = dispatcher
-        let badges = BadgeService(state: state, emitter: emitter, launcher: launcher)
+        callers = CallerCheck(connection: connection, logger: logger)
+        let badges = BadgeService(state: state, emitter: emitter, launcher: launcher, callers: callers)
         sessions = SessionService(
             state: state, emitter: emitter, badges: badges, launcher: launcher, notifications: dispatcher,
-            clock: clock, logger: logger)
+            callers: callers, clock: clock, logger: logger)
+        apps = AppService(state: state, emitter: emitter, badges: badges, callers: callers, clock: clock)
         let daemon = DaemonService(state: state, server: serverMonitor)
         services = [badges, daemon]
         deadlines = DeadlineTimer(loop: loop, clock: clock) {}
         object = DBusObject(
             path: NotifydNames.objectPath,
             interfaces: [
-                BadgeService.interface(badges), SessionService.interface(sessions), DaemonService.interface(daemon),
+                BadgeService.interface(badges), AppService.interface(apps), SessionService.interface(sessions),
+                DaemonService.interface(daemon),
             ])
         try start()
     }
@@ -88,6 +93,10 @@ public final class Notifyd {
             try connection.subscribe(
                 DBusMatchRule(interface: NotifydNames.workerInterface, member: "EventsForBackgroundSession")
             ) { [weak self] message in self?.sessions.workerSignal(message) }
+            // Every name that leaves the bus: its app states end, its identity is forgotten.
+            try connection.subscribe(
+                DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
+            ) { [weak self] message in self?.nameOwnerChanged(message) }
             serverMonitor.onChange = { [weak self] _ in self?.serverChanged() }
             try serverMonitor.start()
             try launcher.followDocks(on: connection)
@@ -104,6 +113,15 @@ public final class Notifyd {
                 "state": "\(state.directory)", "unique-name": "\(connection.uniqueName ?? "?")",
                 "pending-handlers": "\(state.current.sessions.pendingCount)",
             ])
+    }
+
+    private func nameOwnerChanged(_ message: DBusMessage) {
+        guard let arguments = try? message.arguments(), arguments.count == 3,
+            case .string(let name) = arguments[0], case .string(let oldOwner) = arguments[1],
+            case .string(let newOwner) = arguments[2], name.hasPrefix(":"), !oldOwner.isEmpty, newOwner.isEmpty
+        else { return }
+        callers.forget(name)
+        apps.ownerLeft(name)
     }
 
     private func expireDueHandlers() {

@@ -6,7 +6,10 @@ public enum NotifydObject {
     /// The interfaces as declared, without handlers: what the committed
     /// `dbus/org.notifyd.Notifyd1.xml` is generated from.
     public static var declarations: [DBusInterface] {
-        [BadgeService.interface(nil), SessionService.interface(nil), DaemonService.interface(nil)]
+        [
+            BadgeService.interface(nil), AppService.interface(nil), SessionService.interface(nil),
+            DaemonService.interface(nil),
+        ]
     }
 
     /// The worker interface (signals workers emit), as committed in

@@ -17,14 +17,16 @@ final class SessionService {
     private let badges: BadgeService
     private let launcher: LauncherEntryPublisher?
     private let notifications: NotificationDispatcher?
+    private let callers: CallerCheck?
     private let clock: any WallClock
     private let logger: Logger
     private var waiters: [SessionID: [DBusMethodCall]] = [:]
 
     init(
         state: DurableState, emitter: SignalEmitter, badges: BadgeService, launcher: LauncherEntryPublisher?,
-        notifications: NotificationDispatcher?, clock: any WallClock, logger: Logger
+        notifications: NotificationDispatcher?, callers: CallerCheck?, clock: any WallClock, logger: Logger
     ) {
+        self.callers = callers
         self.state = state
         self.emitter = emitter
         self.badges = badges
@@ -37,7 +39,9 @@ final class SessionService {
     // MARK: Reports
 
     func handleEvents(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let handler = try record(EventDecoding.report(call.message, arguments: call.arguments))
+        let report = try EventDecoding.report(call.message, arguments: call.arguments)
+        try callers?.authorize(call, for: report.app)
+        let handler = try record(report)
         return state.respond(call, [.uint64(handler?.id ?? 0)])
     }
 
@@ -49,7 +53,9 @@ final class SessionService {
             return
         }
         do {
-            _ = try record(EventDecoding.report(message, arguments: message.arguments()))
+            let report = try EventDecoding.report(message, arguments: message.arguments())
+            if let refusal = callers?.refusal(ofSignalFrom: sender, for: report.app) { throw refusal }
+            _ = try record(report)
         } catch {
             logger.warning("refused a worker event from \(sender): \(error)")
         }
@@ -88,8 +94,16 @@ final class SessionService {
         try finish(call, result: .cancelled)
     }
 
-    private func finish(_ call: DBusMethodCall, result: HandlerResult) throws -> DBusMethodResult {
+    /// Decodes the session ID of argument 0 and checks the caller may act
+    /// for the app it belongs to.
+    private func session(of call: DBusMethodCall) throws -> SessionID {
         let session = try SessionID(call.argument(0))
+        if let app = state.current.sessions.session(session)?.app { try callers?.authorize(call, for: app) }
+        return session
+    }
+
+    private func finish(_ call: DBusMethodCall, result: HandlerResult) throws -> DBusMethodResult {
+        let session = try session(of: call)
         let now = clock.now()
         let invoked = try state.mutate { (state) throws(NotifydError) in
             try state.sessions.complete(session, result: result, at: now)
@@ -125,7 +139,7 @@ final class SessionService {
     // MARK: Waiting and listing
 
     func waitForSession(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let session = try SessionID(call.argument(0))
+        let session = try session(of: call)
         guard let record = state.current.sessions.session(session) else {
             throw NotifydError(.unknownSession, "notifyd has never seen the session '\(session)' (or has forgotten it)")
         }
@@ -145,7 +159,9 @@ final class SessionService {
 
     func listSessions(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let book = state.current.sessions
-        let rows: [DBusValue] = book.allSessions.map { session in
+        let visibility = callers?.visibility(for: call) ?? .everyApp
+        let visible = book.allSessions.filter { visibility.shows($0.app) }
+        let rows: [DBusValue] = visible.map { session in
             var details: [String: DBusValue] = [
                 "events": .uint32(session.events), "last-event": .int64(session.lastEvent),
                 "in-progress": .boolean(session.inProgress),

@@ -51,6 +51,10 @@ enum StateMapping {
         let sessions = try store.loadSessions().compactMap { record($0, logger: logger) }
         let handlers = try store.loadHandlers().compactMap { handler($0, logger: logger) }
         let book = SessionBook(restoring: sessions, handlers: handlers, lastHandlerID: try store.loadLastHandlerID())
-        return NotifydState(badges: BadgeBook(badges), sessions: book)
+        let activations = try store.loadActivations().compactMap { row -> Activation? in
+            guard let app = try? AppID(row.app) else { return nil }
+            return Activation(app: app, at: row.at)
+        }
+        return NotifydState(badges: BadgeBook(badges), sessions: book, apps: AppBook(restoring: activations))
     }
 }

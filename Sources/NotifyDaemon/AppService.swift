@@ -1,0 +1,89 @@
+import DBus
+import Logging
+import NotifyCore
+
+/// `org.notifyd.Notifyd1.Apps`: app lifecycle states and activations.
+///
+/// A state belongs to the connection that reported it: when that
+/// connection leaves the bus, its apps become `not-running`. Becoming
+/// active resets the app's badge and is recorded, with its time, in the
+/// activation history (persisted, bounded per app).
+final class AppService {
+    private let state: DurableState
+    private let emitter: SignalEmitter
+    private let badges: BadgeService
+    private let callers: CallerCheck
+    private let clock: any WallClock
+
+    init(state: DurableState, emitter: SignalEmitter, badges: BadgeService, callers: CallerCheck, clock: any WallClock) {
+        self.state = state
+        self.emitter = emitter
+        self.badges = badges
+        self.callers = callers
+        self.clock = clock
+    }
+
+    func didBecomeActive(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        try report(.active, call)
+    }
+
+    func willResignActive(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        try report(.inactive, call)
+    }
+
+    func didEnterBackground(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        try report(.background, call)
+    }
+
+    private func report(_ appState: AppState, _ call: DBusMethodCall) throws -> DBusMethodResult {
+        let app = try AppID(call.argument(0))
+        try callers.authorize(call, for: app)
+        record(appState, for: app, by: call.sender)
+        return state.respond(call, [])
+    }
+
+    /// Records a state reported by `owner` (a connection's unique name);
+    /// also used when a notification's default action activates the app.
+    func record(_ appState: AppState, for app: AppID, by owner: String) {
+        let report = state.mutate { $0.apps.report(appState, for: app, by: owner, at: clock.now()) }
+        if let activation = report.activation {
+            state.stage(activation, trimming: report.droppedActivations > 0)
+            badges.clear(app)
+        }
+        if let change = report.change { announce(change) }
+    }
+
+    private func announce(_ change: AppStateChange) {
+        state.afterCommit { [emitter] in
+            emitter.emit(
+                NotifydNames.appsInterface, "StateChanged", [.string(change.app.rawValue), .string(change.new.rawValue)])
+        }
+    }
+
+    /// A connection left the bus: the apps whose state it owned stop running.
+    func ownerLeft(_ owner: String) {
+        guard state.current.apps.owners.contains(owner) else { return }
+        let changes = state.mutate { $0.apps.ownerLeft(owner) }
+        for change in changes { announce(change) }
+    }
+
+    func getState(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let app = try AppID(call.argument(0))
+        try callers.authorize(call, for: app)
+        return state.respond(call, [.string(state.current.apps.state(of: app).rawValue)])
+    }
+
+    func listApps(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let current = state.current
+        var apps = current.apps.knownApps.union(current.badges.nonZero.keys)
+        for session in current.sessions.allSessions { apps.insert(session.app) }
+        let visibility = callers.visibility(for: call)
+        apps = apps.filter { visibility.shows($0) }
+        let rows: [DBusValue] = apps.sorted().map { app in
+            .structure([
+                .string(app.rawValue), .string(current.apps.state(of: app).rawValue), .uint32(current.badges[app]),
+            ])
+        }
+        return state.respond(call, [.array(element: .structure([.string, .string, .uint32]), rows)])
+    }
+}
