@@ -15,8 +15,8 @@ final class Fixture: @unchecked Sendable {
     static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
     static let errorPrefix = "org.notifyd.Notifyd1.Error."
 
-    init(extraEnvironment: [String: String] = [:]) throws {
-        bus = try TestBus()
+    init(extraEnvironment: [String: String] = [:], allowOtherUsers: Bool = false) throws {
+        bus = try TestBus(allowOtherUsers: allowOtherUsers)
         daemon = try DaemonProcess(bus: bus, extraEnvironment: extraEnvironment)
         client = try DBusConnection.connect(to: .address(bus.address))
     }

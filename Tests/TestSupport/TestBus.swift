@@ -13,12 +13,16 @@ public final class TestBus: @unchecked Sendable {
     public let serviceDirectory: URL
     private let process: SpawnedProcess
 
-    public init() throws {
+    /// - Parameter allowOtherUsers: let every Unix user connect (as a
+    ///   session bus never does), to test how notifyd treats them.
+    public init(allowOtherUsers: Bool = false) throws {
         directory = try makeTemporaryDirectory(prefix: "notifyd-bus")
+        if allowOtherUsers { chmod(directory.path, 0o755) }
         serviceDirectory = directory.appendingPathComponent("services")
         try FileManager.default.createDirectory(at: serviceDirectory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
-        try Self.configuration(socketDirectory: directory.path, serviceDirectory: serviceDirectory.path)
+        try Self.configuration(
+            socketDirectory: directory.path, serviceDirectory: serviceDirectory.path, allowOtherUsers: allowOtherUsers)
             .write(to: config, atomically: true, encoding: .utf8)
 
         let logPath = directory.appendingPathComponent("bus.log").path
@@ -65,7 +69,7 @@ public final class TestBus: @unchecked Sendable {
             to: serviceDirectory.appendingPathComponent("\(name).service"), atomically: true, encoding: .utf8)
     }
 
-    static func configuration(socketDirectory: String, serviceDirectory: String) -> String {
+    static func configuration(socketDirectory: String, serviceDirectory: String, allowOtherUsers: Bool) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -92,7 +96,7 @@ public final class TestBus: @unchecked Sendable {
           <limit name="max_names_per_connection">50000</limit>
           <limit name="max_match_rules_per_connection">50000</limit>
           <limit name="max_replies_per_connection">50000</limit>
-          <policy context="default">
+          <policy context="default">\(allowOtherUsers ? "\n    <allow user=\"*\"/>" : "")
             <allow send_destination="*" eavesdrop="true"/>
             <allow eavesdrop="true"/>
             <allow own="*"/>
