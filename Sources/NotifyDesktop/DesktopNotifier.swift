@@ -80,6 +80,35 @@ public final class DesktopNotifier: Sendable {
         thread.perform { table.access { $0.forgetApps() } }
     }
 
+    /// Launches the app as a click on its launcher would, from
+    /// `APP_ID.desktop`: `org.freedesktop.Application.Activate` for a
+    /// `DBusActivatable` app, else its `Exec` line (as argv, never through a
+    /// shell), with no signal blocked. Returns at once; `completion` runs on
+    /// the GLib thread (or the caller's, after ``shutDown()``).
+    /// `activationToken` is the one from `.actionInvoked`, if any.
+    public func launchApp(
+        _ appID: String, activationToken: String?, completion: @escaping @Sendable (LaunchOutcome) -> Void
+    ) {
+        let table = self.table
+        let queued = thread.perform {
+            table.access { $0.launchApp(appID, activationToken: activationToken, completion: completion) }
+        }
+        if !queued { completion(.failed("the desktop notifier is shut down")) }
+    }
+
+    /// Opens the file at the absolute `path` with the user's default app for
+    /// its type (`mimeapps.list`), as `Open` over D-Bus or as a file
+    /// argument of its `Exec` line. Returns at once; like ``launchApp(_:activationToken:completion:)``.
+    public func openPath(
+        _ path: String, activationToken: String?, completion: @escaping @Sendable (LaunchOutcome) -> Void
+    ) {
+        let table = self.table
+        let queued = thread.perform {
+            table.access { $0.openPath(path, activationToken: activationToken, completion: completion) }
+        }
+        if !queued { completion(.failed("the desktop notifier is shut down")) }
+    }
+
     /// Forgets every popup (they stay on screen), `notify_uninit`, and
     /// joins the GLib thread. Idempotent; later requests fail.
     public func shutDown() {

@@ -78,8 +78,9 @@ public enum DesktopEvent: Sendable, Hashable {
     /// A popup already showing under the key stays known, so the next post
     /// still replaces it.
     case failed(NotificationKey, message: String)
-    /// The user chose an action: `default` or `open`.
-    case actionInvoked(NotificationKey, action: String)
+    /// The user chose an action: `default` or `open`, with the activation
+    /// token the server sent for it (to pass to the app launched), if any.
+    case actionInvoked(NotificationKey, action: String, activationToken: String?)
     /// The server closed it (1 expired, 2 dismissed, 3 closed by a call,
     /// 4 undefined); the key is forgotten.
     case closed(NotificationKey, reason: Int32)

@@ -14,6 +14,7 @@ final class NotificationTable {
     private let events: @Sendable (DesktopEvent) -> Void
     private var entries: [NotificationKey: LibnotifyNotification] = [:]
     private let apps = AppInfoCache()
+    private let launcher = AppLauncher()
     /// GIO's session bus singleton (one reference), held so it outlives
     /// libnotify's proxy and with `exit-on-close` off: GIO would otherwise
     /// raise SIGTERM in the process when the bus goes away.
@@ -43,6 +44,7 @@ final class NotificationTable {
     func tearDown() {
         guard isOpen else { return }
         isOpen = false
+        launcher.abandonAll()
         closeLibnotify()
     }
 
@@ -114,14 +116,38 @@ final class NotificationTable {
         if let progress = request.progress { notification.setHint("value", int32: min(max(progress, 0), 100)) }
         if request.transient { notification.setHint("transient", bool: true) }
         guard request.withActions else { return }
-        let events = self.events
-        if app.hasDesktopFile {
-            notification.addAction("default", label: app.name) { action in
-                events(.actionInvoked(key, action: action))
-            }
+        // Weak: the notification owns its actions, and so these closures.
+        let invoked: (String) -> Void = { [events, weak notification] action in
+            events(.actionInvoked(key, action: action, activationToken: notification?.activationToken))
         }
-        if request.openPath != nil {
-            notification.addAction("open", label: "Open") { action in events(.actionInvoked(key, action: action)) }
+        if app.hasDesktopFile { notification.addAction("default", label: app.name, handler: invoked) }
+        if request.openPath != nil { notification.addAction("open", label: "Open", handler: invoked) }
+    }
+
+    // MARK: Launching
+
+    /// Launches the app from its desktop file; see ``AppLauncher``.
+    func launchApp(_ appID: String, activationToken: String?, completion: @escaping @Sendable (LaunchOutcome) -> Void) {
+        launcher.launch(
+            appID, activationToken: activationToken, hasSessionBus: holdSessionBus(), completion: completion)
+    }
+
+    /// Opens the file with the user's default app; see ``AppLauncher``.
+    func openPath(_ path: String, activationToken: String?, completion: @escaping @Sendable (LaunchOutcome) -> Void) {
+        launcher.open(path, activationToken: activationToken, hasSessionBus: holdSessionBus(), completion: completion)
+    }
+
+    /// GIO launches over the process's shared session bus: hold it first,
+    /// so that it is ours (without `exit-on-close`) and not a dead one.
+    /// Without a bus, GIO spawns every app from its `Exec` line.
+    private func holdSessionBus() -> Bool {
+        guard isOpen else { return false }
+        do throws(DesktopError) {
+            try connectBus()
+            return true
+        } catch {
+            logger.debug("launching without a session bus: \(error.message)")
+            return false
         }
     }
 
@@ -150,5 +176,15 @@ final class NotificationTable {
             g_object_unref(UnsafeMutableRawPointer(bus))
             self.bus = nil
         }
+    }
+}
+
+extension LibnotifyNotification {
+    /// The `activation-token` the server sent with the action being
+    /// invoked (libnotify 0.8); nil outside an action callback or when the
+    /// server sent none.
+    fileprivate var activationToken: String? {
+        guard let token = notify_notification_get_activation_token(raw), token.pointee != 0 else { return nil }
+        return String(cString: token)
     }
 }

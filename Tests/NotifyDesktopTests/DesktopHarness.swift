@@ -14,7 +14,8 @@ enum DesktopFixture {
     static let pathIconApp = "org.notifyd.test.Viewer"
     static let pathIcon = "/usr/share/pixmaps/notifyd-test-viewer.png"
 
-    /// Created on first use, with every desktop file the tests need.
+    /// Created on first use, with every desktop file the tests need (and
+    /// the launching tests' apps, files and `XDG_CONFIG_HOME`).
     static let dataDirectory: URL = {
         let directory = try! makeTemporaryDirectory(prefix: "notifyd-xdg")
         let applications = directory.appendingPathComponent("applications")
@@ -26,6 +27,7 @@ enum DesktopFixture {
         for (app, text) in files {
             try! text.write(to: applications.appendingPathComponent("\(app).desktop"), atomically: true, encoding: .utf8)
         }
+        try! LaunchFixture.install(in: directory)
         let system = ProcessInfo.processInfo.environment["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share"
         setenv("XDG_DATA_DIRS", "\(directory.path):\(system)", 1)
         return directory

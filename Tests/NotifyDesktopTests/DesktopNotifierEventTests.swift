@@ -19,7 +19,7 @@ extension LibnotifyTests {
             try harness.server.invokeAction(id: id, action: "default")
             let actions = try harness.events.wait { events in
                 let actions = events.compactMap { event -> String? in
-                    guard case .actionInvoked(key, let action) = event else { return nil }
+                    guard case .actionInvoked(key, let action, nil) = event else { return nil }
                     return action
                 }
                 return actions.count >= 2 ? actions : nil

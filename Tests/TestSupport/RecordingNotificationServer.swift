@@ -104,8 +104,11 @@ public final class RecordingNotificationServer: @unchecked Sendable {
         }
     }
 
-    /// Emits `ActionInvoked(id, action)`, as when the user picks an action.
-    public func invokeAction(id: UInt32, action: String) throws {
+    /// Emits `ActionInvoked(id, action)`, as when the user picks an action;
+    /// with a token, `ActivationToken(id, token)` just before it, as newer
+    /// servers do (libnotify 0.8 hands it to the action's callback).
+    public func invokeAction(id: UInt32, action: String, activationToken: String? = nil) throws {
+        if let activationToken { try emit("ActivationToken", [.uint32(id), .string(activationToken)]) }
         try emit("ActionInvoked", [.uint32(id), .string(action)])
     }
 
@@ -191,6 +194,7 @@ public final class RecordingNotificationServer: @unchecked Sendable {
             ],
             signals: [
                 DBusSignal("ActionInvoked", arguments: [.init("id", .uint32), .init("action_key", .string)]),
+                DBusSignal("ActivationToken", arguments: [.init("id", .uint32), .init("activation_token", .string)]),
                 DBusSignal("NotificationClosed", arguments: [.init("id", .uint32), .init("reason", .uint32)]),
             ])
     }
