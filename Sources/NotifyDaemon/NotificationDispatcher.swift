@@ -38,6 +38,10 @@ final class NotificationDispatcher {
     private var popups: [UInt64: Popup] = [:]
     private var awaitingPost: [NotificationKey: [UInt64]] = [:]
     private var waitingForServer: [AppID: [UInt64]] = [:]
+    /// What each posted notification's actions act on, until the server
+    /// says it is closed (so clicks keep working across a server restart).
+    private var actionTargets: [NotificationKey: ActionTarget] = [:]
+    static let actionTargetsKept = 1_000
     private var nextToken: UInt64 = 1
     let progress: ProgressNotifications
     private let summaries: SummaryUpdates
@@ -130,6 +134,7 @@ final class NotificationDispatcher {
             popups[token] = nil
             return
         }
+        if popup.request.withActions { remember(ActionTarget(app: popup.app, path: popup.request.openPath), for: popup.request.key) }
         awaitingPost[popup.request.key, default: []].append(token)
         notifier.post(popup.request)
     }
@@ -172,16 +177,45 @@ final class NotificationDispatcher {
                 logger.warning("cannot post a notification for \(popup.app): \(message)")
                 popups[token] = nil
             }
-        case .actionInvoked(let key, let action):
-            onAction?(key, action)
-        case .closed:
-            break
+        case .actionInvoked(let key, let action, let activationToken):
+            guard let target = actionTargets[key] else { return }
+            clicked(action, on: target, activationToken: activationToken)
+        case .closed(let key, _):
+            actionTargets[key] = nil
         }
     }
 
-    /// Called when a notification's action is invoked (the Apps service
-    /// activates the app or opens the file).
-    var onAction: ((NotificationKey, String) -> Void)?
+    /// The default action activates the app (and counts as
+    /// DidBecomeActive); `open` opens the event's file with the user's
+    /// default handler. Both go through GIO, never through a shell.
+    private func clicked(_ action: String, on target: ActionTarget, activationToken: String?) {
+        let logger = self.logger
+        switch action {
+        case "default":
+            onActivate?(target.app)
+            desktop.running?.launchApp(target.app.rawValue, activationToken: activationToken) { outcome in
+                if case .failed(let message) = outcome { logger.warning("\(message)") }
+            }
+        case "open":
+            guard let path = target.path else { return }
+            desktop.running?.openPath(path, activationToken: activationToken) { outcome in
+                if case .failed(let message) = outcome { logger.warning("\(message)") }
+            }
+        default:
+            logger.debug("ignoring the unknown action '\(action)' of a notification of \(target.app)")
+        }
+    }
+
+    /// The app was activated from a notification (the Apps service
+    /// records it as DidBecomeActive).
+    var onActivate: ((AppID) -> Void)?
+
+    private func remember(_ target: ActionTarget, for key: NotificationKey) {
+        if actionTargets.count >= Self.actionTargetsKept, actionTargets[key] == nil {
+            actionTargets.remove(at: actionTargets.startIndex)  // a server that never says "closed"
+        }
+        actionTargets[key] = target
+    }
 
     private func takeAwaiting(_ key: NotificationKey) -> UInt64? {
         guard var tokens = awaitingPost[key], !tokens.isEmpty else { return nil }
@@ -214,6 +248,12 @@ final class NotificationDispatcher {
             for token in waiting[app] ?? [] { post(token) }
         }
     }
+}
+
+/// What a notification's actions act on.
+struct ActionTarget {
+    let app: AppID
+    let path: String?
 }
 
 /// Where desktop events land on the bus loop; the dispatcher is created

@@ -98,6 +98,10 @@ public final class Notifyd {
                 DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
             ) { [weak self] message in self?.nameOwnerChanged(message) }
             serverMonitor.onChange = { [weak self] _ in self?.serverChanged() }
+            // A click on a notification's default action counts as DidBecomeActive,
+            // reported by notifyd itself: the state lasts until the app reports its own.
+            let reporter = connection.uniqueName ?? NotifydNames.busName
+            dispatcher.onActivate = { [weak self] app in self?.apps.record(.active, for: app, by: reporter) }
             try serverMonitor.start()
             try launcher.followDocks(on: connection)
         } catch {

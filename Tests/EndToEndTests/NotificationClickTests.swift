@@ -1,0 +1,71 @@
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// Clicking a notification (SPEC "Apps"): the default action activates the
+/// app through GIO and counts as DidBecomeActive; Open opens the file with
+/// the user's default handler. A fake DBusActivatable app records both.
+@Suite struct NotificationClickTests {
+    let fixture: Fixture
+    let data: URL
+    let app: FakeDBusActivatableApp
+    let server: RecordingNotificationServer
+
+    init() throws {
+        data = try makeTemporaryDirectory(prefix: "notifyd-click")
+        let applications = data.appendingPathComponent("share/applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        let config = data.appendingPathComponent("config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "[Default Applications]\ntext/plain=org.example.Fake.desktop\n"
+            .write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        fixture = try Fixture(extraEnvironment: [
+            "XDG_DATA_DIRS": data.appendingPathComponent("share").path + ":/usr/share",
+            "XDG_CONFIG_HOME": config.path, "XDG_DATA_HOME": data.appendingPathComponent("home").path,
+        ])
+        app = try FakeDBusActivatableApp(address: fixture.bus.address)
+        try app.writeDesktopFile(into: applications, mimeTypes: ["text/plain"])
+        server = try RecordingNotificationServer(address: fixture.bus.address)
+        try fixture.waitForNotificationServer()
+    }
+
+    @Test func theDefaultActionActivatesTheAppAndResetsItsBadge() throws {
+        try fixture.event("c1", app: "org.example.Fake", ["title": .string("done.iso")])
+        #expect(try fixture.badge("org.example.Fake") == 1)
+        let popup = try #require(try server.waitForNotifications(count: 1).first)
+        #expect(popup.actions.contains("default"))
+        try server.invokeAction(id: popup.id, action: "default", activationToken: "token-1")
+        let calls = try app.waitForCalls(count: 1)
+        #expect(calls.first?.method == "Activate")
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while try fixture.badge("org.example.Fake") != 0 && Date() < deadline { usleep(10_000) }
+        #expect(try fixture.badge("org.example.Fake") == 0, "a click counts as DidBecomeActive")
+        let state: String = try fixture.call("org.notifyd.Notifyd1.Apps", "GetState", [.string("org.example.Fake")]).decode(0)
+        #expect(state == "active")
+    }
+
+    @Test func openOpensTheFileWithTheDefaultHandler() throws {
+        let file = data.appendingPathComponent("report.txt")
+        try "hello".write(to: file, atomically: true, encoding: .utf8)
+        try fixture.event("c2", app: "org.example.Fake", ["title": .string("report.txt"), "path": .string(file.path)])
+        let popup = try #require(try server.waitForNotifications(count: 1).first)
+        #expect(popup.actions.contains("open"))
+        try server.invokeAction(id: popup.id, action: "open")
+        let call = try #require(try app.waitForCalls(count: 1).first)
+        #expect(call.method == "Open")
+        #expect(call.uris == [file.absoluteURL.absoluteString])
+        #expect(try fixture.badge("org.example.Fake") == 1, "opening the file is not activating the app")
+    }
+
+    @Test func aClosedNotificationIsForgotten() throws {
+        try fixture.event("c3", app: "org.example.Fake", ["title": .string("x")])
+        let popup = try #require(try server.waitForNotifications(count: 1).first)
+        try server.close(id: popup.id)
+        Thread.sleep(forTimeInterval: 0.2)
+        try server.invokeAction(id: popup.id, action: "default")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(app.calls.isEmpty, "a click on a closed notification does nothing")
+        #expect(try fixture.badge("org.example.Fake") == 1)
+    }
+}
