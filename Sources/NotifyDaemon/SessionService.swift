@@ -178,5 +178,5 @@ final class SessionService {
         return state.respond(call, [.array(element: Self.sessionRowType, rows)])
     }
 
-    static let sessionRowType = DBusType.structure([.string, .string, .uint32, .dictionary(key: .string, value: .variant)])
+    static var sessionRowType: DBusType { .structure([.string, .string, .uint32, .dictionary(key: .string, value: .variant)]) }
 }

@@ -2,7 +2,7 @@ import DBus
 import NotifyCore
 
 extension SessionService {
-    static let eventType = DBusType.dictionary(key: .string, value: .variant)
+    static var eventType: DBusType { .dictionary(key: .string, value: .variant) }
 
     /// `org.notifyd.Notifyd1.Sessions`, declared once; `service` is nil
     /// when only the declaration is wanted.

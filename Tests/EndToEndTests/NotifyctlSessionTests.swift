@@ -81,7 +81,7 @@ import TestSupport
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Executables.notifyctl)
         process.arguments = ["monitor", "--json"]
-        process.environment = ProcessInfo.processInfo.environment.merging(fixture.daemon.environment) { $1 }
+        process.environment = childEnvironment(fixture.daemon.environment)
         let output = Pipe()
         process.standardOutput = output
         try process.run()

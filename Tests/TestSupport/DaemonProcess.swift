@@ -43,7 +43,7 @@ public final class DaemonProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Executables.notifyd)
         process.arguments = ["--state-dir", stateDirectory.path, "--verbose"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = childEnvironment(environment)
         if !FileManager.default.fileExists(atPath: logURL.path) {
             _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         }

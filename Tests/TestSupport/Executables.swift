@@ -33,6 +33,16 @@ public enum Executables {
     }
 }
 
+/// The environment for a child the tests start (notifyd, notifyctl,
+/// hooks): the test process's own, where `NOTIFYD_CHILD_ASAN_OPTIONS`
+/// (set by CI's sanitizer run) becomes the child's `ASAN_OPTIONS`, so the
+/// programs under test are checked for leaks while the test runner is not.
+public func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    if let options = environment["NOTIFYD_CHILD_ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options }
+    return environment.merging(extra) { $1 }
+}
+
 /// What a finished process left.
 public struct ProcessResult: Sendable {
     public var status: Int32
@@ -48,7 +58,7 @@ public func runProcess(
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.environment = childEnvironment(environment)
     let stdout = Pipe()
     let stderr = Pipe()
     process.standardOutput = stdout
