@@ -33,6 +33,7 @@ public final class DBusObject {
     /// Handles a method call; returns false if it was not for this object.
     func handle(_ message: DBusMessage, on connection: DBusConnection) -> Bool {
         guard message.kind == .methodCall, let member = message.member else { return false }
+        if PeerInterface.answer(message, on: connection) { return true }
         let interfaceName = message.interface
         switch (interfaceName, member) {
         case (StandardInterfaces.introspectableName, "Introspect"), (nil, "Introspect"):
@@ -144,8 +145,10 @@ public final class DBusObject {
 }
 
 extension DBusConnection {
-    /// Exports an object at its path.
+    /// Exports an object at its path. Peer messages are then answered by
+    /// this module, with their signatures checked (see ``PeerInterface``).
     public func export(_ object: DBusObject) throws(DBusError) {
+        dbus_connection_set_route_peer_messages(raw, 1)
         var vtable = DBusObjectPathVTable()
         vtable.message_function = objectMessageFunction
         vtable.unregister_function = objectUnregisterFunction
@@ -217,12 +220,14 @@ final class ExportedObject {
     }
 }
 
-/// Answers `Introspect` on paths that are only parents of objects.
+/// Answers `Introspect` on paths that are only parents of objects, and
+/// Peer calls on every path that has no object.
 final class ParentNodes {
     unowned(unsafe) let connection: DBusConnection
     init(connection: DBusConnection) { self.connection = connection }
 
     func handle(_ message: DBusMessage) -> Bool {
+        if PeerInterface.answer(message, on: connection) { return true }
         guard message.kind == .methodCall, message.member == "Introspect",
             message.interface == nil || message.interface == StandardInterfaces.introspectableName,
             let path = message.path

@@ -1,6 +1,5 @@
 /// Declarations of the standard interfaces every exported object has, for
-/// introspection. `Peer` is answered by libdbus itself; `Introspectable`
-/// and `Properties` by ``DBusObject``.
+/// introspection. They are answered by ``DBusObject`` and ``PeerInterface``.
 public enum StandardInterfaces {
     public static let peerName = "org.freedesktop.DBus.Peer"
     public static let introspectableName = "org.freedesktop.DBus.Introspectable"

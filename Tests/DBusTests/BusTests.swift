@@ -285,3 +285,38 @@ enum ListenerState {
 enum MessageCodecSamples {
     static var all: [DBusValue] { MessageCodecTests.samples.filter { if case .unixFD = $0 { false } else { true } } }
 }
+
+/// Regression (found by notifyd-fuzz): libdbus answered Peer calls with any
+/// arguments; a wrong signature must be InvalidArgs, on every path.
+@Suite struct PeerTests {
+    @Test func peerCallsAreCheckedOnEveryPath() throws {
+        let bus = try TestBus()
+        let server = try LoopThread()
+        let address = bus.address
+        try server.sync {
+            let connection = try DBusConnection.connect(to: .address(address))
+            try connection.attach(to: server.loop)
+            try connection.export(DBusObject(path: "/org/example/Peer", interfaces: []))
+            _ = try connection.requestName("org.example.Peer")
+            PeerState.connection = connection
+        }
+        let client = try DBusConnection.connect(to: .address(address))
+        for path in ["/org/example/Peer", "/", "/nowhere"] {
+            #expect(try client.call(destination: "org.example.Peer", path: path, interface: StandardInterfaces.peerName, member: "Ping").isEmpty)
+            let id: String = try client.call(
+                destination: "org.example.Peer", path: path, interface: StandardInterfaces.peerName, member: "GetMachineId"
+            ).decode(0)
+            #expect(id.count == 32)
+            let error = #expect(throws: DBusError.self) {
+                try client.call(destination: "org.example.Peer", path: path, interface: StandardInterfaces.peerName, member: "Ping", [.string("hostile")])
+            }
+            #expect(error?.name == DBusError.Name.invalidArgs)
+        }
+        try server.sync { PeerState.connection = nil }
+        server.stop()
+    }
+}
+
+enum PeerState {
+    nonisolated(unsafe) static var connection: DBusConnection?
+}
