@@ -93,6 +93,7 @@ extension DBusConnection {
     func filter(_ message: DBusMessage) {
         guard message.kind == .signal else { return }
         if message.isSignal("org.freedesktop.DBus.Local", "Disconnected") {
+            failPendingCalls()
             let handlers = disconnectHandlers
             disconnectHandlers.removeAll()
             for handler in handlers { handler() }

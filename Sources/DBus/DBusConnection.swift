@@ -19,6 +19,9 @@ public final class DBusConnection {
     var nextSubscriptionID: UInt64 = 1
     var exportedPaths: [String] = []
     var disconnectHandlers: [() -> Void] = []
+    /// Async calls still waiting for their reply, failed on disconnect
+    /// (libdbus drops them then without calling their notify function).
+    var pendingCalls: [ObjectIdentifier: (call: OpaquePointer, box: PendingCallBox)] = [:]
     private var filterInstalled = false
 
     /// Which bus to connect to.
@@ -74,6 +77,10 @@ public final class DBusConnection {
             dbus_connection_remove_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque())
         }
         for path in exportedPaths { dbus_connection_unregister_object_path(raw, path) }
+        for entry in pendingCalls.values {
+            dbus_pending_call_cancel(entry.call)
+            dbus_pending_call_unref(entry.call)
+        }
         if isPrivate { dbus_connection_close(raw) }
         dbus_connection_unref(raw)
     }
@@ -157,9 +164,26 @@ public final class DBusConnection {
         guard let pending else {
             throw DBusError(DBusError.Name.disconnected, "the connection to the bus is closed")
         }
-        defer { dbus_pending_call_unref(pending) }
-        let box = Unmanaged.passRetained(PendingCallBox(completion)).toOpaque()
-        try checkMemory(dbus_pending_call_set_notify(pending, pendingCallNotify, box, releasePendingCallBox))
+        let box = PendingCallBox(completion)
+        let key = ObjectIdentifier(box)
+        box.finished = { [weak self] in
+            guard let self, let entry = self.pendingCalls.removeValue(forKey: key) else { return }
+            dbus_pending_call_unref(entry.call)
+        }
+        pendingCalls[key] = (pending, box)  // keeps libdbus's reference until the call ends
+        let data = Unmanaged.passRetained(box).toOpaque()
+        try checkMemory(dbus_pending_call_set_notify(pending, pendingCallNotify, data, releasePendingCallBox))
+    }
+
+    /// Ends every async call still waiting: the bus is gone.
+    func failPendingCalls() {
+        let calls = pendingCalls
+        pendingCalls.removeAll()
+        for (_, entry) in calls {
+            entry.box.complete(.failure(DBusError(DBusError.Name.disconnected, "the connection to the bus was lost")))
+            dbus_pending_call_cancel(entry.call)
+            dbus_pending_call_unref(entry.call)
+        }
     }
 }
 
@@ -176,22 +200,34 @@ private let threadsInitialized: Bool = dbus_threads_init_default() != 0
 
 /// Holds a completion handler while libdbus owns the pending call.
 final class PendingCallBox {
-    let completion: (Result<DBusMessage, DBusError>) -> Void
+    private var completion: ((Result<DBusMessage, DBusError>) -> Void)?
+    /// Lets the connection forget the call once it has ended.
+    var finished: (() -> Void)?
+
     init(_ completion: @escaping (Result<DBusMessage, DBusError>) -> Void) { self.completion = completion }
+
+    /// Ends the call once: later results (a reply racing a disconnect) are dropped.
+    func complete(_ result: Result<DBusMessage, DBusError>) {
+        guard let completion else { return }
+        self.completion = nil
+        completion(result)
+        finished?()
+        finished = nil
+    }
 }
 
 private let pendingCallNotify: DBusPendingCallNotifyFunction = { pending, data in
     guard let pending, let data else { return }
     let box = Unmanaged<PendingCallBox>.fromOpaque(data).takeUnretainedValue()
     guard let raw = dbus_pending_call_steal_reply(pending) else {
-        box.completion(.failure(DBusError(DBusError.Name.noReply, "no reply")))
+        box.complete(.failure(DBusError(DBusError.Name.noReply, "no reply")))
         return
     }
     let reply = DBusMessage(taking: raw)
     if let error = reply.asError() {
-        box.completion(.failure(error))
+        box.complete(.failure(error))
     } else {
-        box.completion(.success(reply))
+        box.complete(.success(reply))
     }
 }
 

@@ -69,6 +69,11 @@ public final class DBusMethodCall {
         }
     }
 
+    /// Gives up on a call whose caller has left the bus: nothing is sent.
+    public func abandon() {
+        answered = true
+    }
+
     private func markAnswered() -> Bool {
         guard !answered else {
             connection.logger.warning("\(member) answered twice; the second answer is dropped")
