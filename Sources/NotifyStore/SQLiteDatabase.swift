@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// A connection to one SQLite database file.
 ///
@@ -151,8 +152,36 @@ func checkSQLite(
     default:
         let text = connection.flatMap(sqlite3_errmsg) ?? sqlite3_errstr(resultCode)
         let detail = text.map { String(cString: $0) } ?? "unknown error"
+        // An I/O error says little by itself; the operating system's error
+        // (read-only file system, no space) says what to do.
+        // SQLite's saved errno may have been overwritten by later calls, and a
+        // file system turned read-only by an error need not say so in its
+        // mount flags: ask the directory itself.
+        let systemError = resultCode & 0xff == SQLITE_IOERR ? writeProbeError(nextTo: path) : 0
+        if systemError != 0 {
+            throw StoreError(
+                errno: systemError, detail: "\(detail): \(String(cString: strerror(systemError)))", path: path,
+                action: action(), fallback: .ioError)
+        }
         throw StoreError(sqliteResultCode: resultCode, detail: detail, path: path, action: action())
     }
+}
+
+/// The errno of creating and syncing a small file next to `path` (0 when
+/// that works): EROFS, ENOSPC or EIO say what an I/O error really was.
+func writeProbeError(nextTo path: String) -> Int32 {
+    let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    let probe = (directory.isEmpty ? "." : directory) + "/.notifyd-write-probe"
+    let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { return errno }
+    defer {
+        close(fd)
+        unlink(probe)
+    }
+    var byte: UInt8 = 0
+    guard write(fd, &byte, 1) == 1 else { return errno }
+    guard fsync(fd) == 0 else { return errno }
+    return 0
 }
 
 /// Short forms of SQL text for error messages.
