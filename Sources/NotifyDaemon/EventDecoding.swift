@@ -13,7 +13,8 @@ enum EventDecoding {
         var fields: [String: EventValue] = [:]
         for entry in entries {
             guard case .string(let key) = entry.key, case .variant(let value) = entry.value else { continue }
-            guard fields[key] == nil else {
+            // Unknown keys are ignored, even twice; a known one must be unambiguous.
+            guard fields[key] == nil || !WorkerEvent.keySignatures.contains(where: { $0.key == key }) else {
                 throw NotifydError(.invalidArgs, "event key '\(key)' appears twice")
             }
             fields[key] = eventValue(value)

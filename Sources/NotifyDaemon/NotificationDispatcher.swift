@@ -171,12 +171,16 @@ final class NotificationDispatcher {
             announceIfComplete(token)
         case .failed(let key, let message):
             guard let token = takeAwaiting(key), let popup = popups[token] else { return }
-            if server.server == nil {
-                waitingForServer[popup.app, default: []].insert(token, at: 0)
-            } else {
+            // The server may have just left: the failure can reach the loop
+            // before the bus's NameOwnerChanged does. Such a popup waits for
+            // the next server instead of being dropped.
+            guard server.server == nil || Self.meansNoServer(message) else {
                 logger.warning("cannot post a notification for \(popup.app): \(message)")
                 popups[token] = nil
+                return
             }
+            waitingForServer[popup.app, default: []].insert(token, at: 0)
+            if server.server != nil { scheduleRetry() }
         case .actionInvoked(let key, let action, let activationToken):
             guard let target = actionTargets[key] else { return }
             clicked(action, on: target, activationToken: activationToken)
@@ -237,6 +241,24 @@ final class NotificationDispatcher {
                     "kind": .string(popup.kind.rawValue), "app-name": .string(popup.appName ?? popup.app.rawValue),
                 ]),
             ])
+    }
+
+    /// Failures that mean there is no server to take the popup.
+    static func meansNoServer(_ message: String) -> Bool {
+        ["ServiceUnknown", "NameHasNoOwner", "NoReply", "Disconnected", "NoServer", "not running"]
+            .contains { message.contains($0) }
+    }
+
+    private var retryTimer: EventLoop.TimerID?
+
+    /// The monitor still sees a server that refused for want of one: try
+    /// again in a second (by then the owner change is known).
+    private func scheduleRetry() {
+        guard retryTimer == nil else { return }
+        retryTimer = loop.scheduleTimer(afterNanoseconds: 1_000_000_000) { [weak self] in
+            self?.retryTimer = nil
+            self?.serverChanged()
+        }
     }
 
     /// A notification server appeared (or changed): post what waited.

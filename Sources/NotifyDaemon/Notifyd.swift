@@ -126,6 +126,7 @@ public final class Notifyd {
         else { return }
         callers.forget(name)
         apps.ownerLeft(name)
+        sessions.callerLeft(name)
     }
 
     private func expireDueHandlers() {

@@ -21,6 +21,7 @@ final class SessionService {
     private let clock: any WallClock
     private let logger: Logger
     private var waiters: [SessionID: [DBusMethodCall]] = [:]
+    private var refusals = RefusalLog()
 
     init(
         state: DurableState, emitter: SignalEmitter, badges: BadgeService, launcher: LauncherEntryPublisher?,
@@ -48,16 +49,19 @@ final class SessionService {
     /// The worker signal: the same as the method, with nobody to answer.
     func workerSignal(_ message: DBusMessage) {
         let sender = message.sender ?? "?"
-        guard message.signature == "ssa{sv}" else {
-            logger.warning("refused a worker event from \(sender): signature '\(message.signature)', expected 'ssa{sv}'")
-            return
-        }
         do {
+            guard message.signature == "ssa{sv}" else {
+                throw NotifydError(.invalidArgs, "signature '\(message.signature)', expected 'ssa{sv}'")
+            }
             let report = try EventDecoding.report(message, arguments: message.arguments())
             if let refusal = callers?.refusal(ofSignalFrom: sender, for: report.app) { throw refusal }
             _ = try record(report)
         } catch {
-            logger.warning("refused a worker event from \(sender): \(error)")
+            // A flood of bad signals must not flood the journal.
+            if let count = refusals.shouldLog(sender) {
+                let repeated = count > 1 ? " (\(count) refused from it so far)" : ""
+                logger.warning("refused a worker event from \(sender): \(error)\(repeated)")
+            }
         }
     }
 
@@ -150,6 +154,20 @@ final class SessionService {
         return .deferred
     }
 
+    /// A connection left the bus: its waiting calls can never be answered,
+    /// and its refusals need no more counting.
+    func callerLeft(_ name: String) {
+        refusals.forget(name)
+        for (session, calls) in waiters {
+            let remaining = calls.filter { call in
+                guard call.sender == name else { return true }
+                call.abandon()
+                return false
+            }
+            waiters[session] = remaining.isEmpty ? nil : remaining
+        }
+    }
+
     private func answerWaiters(of session: SessionID) {
         guard let calls = waiters[session], state.current.sessions.pendingHandlers(of: session).isEmpty else { return }
         waiters[session] = nil
@@ -179,4 +197,22 @@ final class SessionService {
     }
 
     static var sessionRowType: DBusType { .structure([.string, .string, .uint32, .dictionary(key: .string, value: .variant)]) }
+}
+
+/// Counts refused worker signals per sender and says which to log: the
+/// first ten, then every thousandth.
+struct RefusalLog {
+    private var counts: [String: Int] = [:]
+
+    /// The sender's count when this refusal should be logged, else nil.
+    mutating func shouldLog(_ sender: String) -> Int? {
+        let count = counts[sender, default: 0] + 1
+        counts[sender] = count
+        if counts.count > 4096 { counts = [sender: count] }
+        return count <= 10 || count % 1000 == 0 ? count : nil
+    }
+
+    mutating func forget(_ sender: String) {
+        counts[sender] = nil
+    }
 }
