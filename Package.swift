@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "notifyd", targets: ["notifyd"]),
         .executable(name: "notifyctl", targets: ["notifyctl"]),
         .executable(name: "notifyd-bench", targets: ["notifyd-bench"]),
+        .executable(name: "notifyd-fuzz", targets: ["notifyd-fuzz"]),
         .library(name: "DBus", targets: ["DBus"]),
     ],
     dependencies: [
@@ -101,6 +102,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
 
+        .executableTarget(
+            name: "notifyd-fuzz",
+            dependencies: [
+                "DBus", "NotifyCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings),
+
         // MARK: Tests, one target per module plus the bus-level suite
         .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strictSettings),
@@ -121,7 +130,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DBus", "TestSupport", "notifyd", "notifyctl"],
+            dependencies: ["DBus", "TestSupport", "notifyd", "notifyctl", "notifyd-fuzz"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,166 @@
+import DBus
+
+/// One connection of the flood, on a thread of its own: it keeps up to
+/// `window` calls in flight (pipelined, answered through `callAsync`),
+/// sends signals in between, checks every reply, and ends with a `Ping`
+/// round trip, after which notifyd has handled everything it sent.
+final class FloodWorker {
+    struct Settings: Sendable {
+        var address: String
+        var window: Int
+        var replyTimeoutMilliseconds: Int32
+        var notifydUniqueName: String?
+    }
+
+    private let settings: Settings
+    private let generator: CaseGenerator
+    private let source: CaseSource
+    private let tally: Tally
+    private var loop: EventLoop?
+    private var connection: DBusConnection?
+    private var inFlight = 0
+    private var exhausted = false
+    private var finishing = false
+    private var refillScheduled = false
+
+    init(settings: Settings, generator: CaseGenerator, source: CaseSource, tally: Tally) {
+        self.settings = settings
+        self.generator = generator
+        self.source = source
+        self.tally = tally
+    }
+
+    /// Runs the worker to its end on the calling thread.
+    static func run(settings: Settings, generator: CaseGenerator, source: CaseSource, tally: Tally) {
+        let worker = FloodWorker(settings: settings, generator: generator, source: source, tally: tally)
+        do {
+            let loop = try EventLoop()
+            let connection = try DBusConnection.connect(to: .address(settings.address))
+            try connection.attach(to: loop)
+            connection.onDisconnect { [weak worker] in worker?.lost() }
+            worker.loop = loop
+            worker.connection = connection
+            worker.fill()
+            loop.run()
+            worker.connection = nil
+        } catch {
+            tally.sendFailed("a flood connection failed: \(error)")
+        }
+    }
+
+    /// The bus dropped the connection (it refuses malformed messages that
+    /// way): the calls in flight will never be answered.
+    private func lost() {
+        tally.sendFailed("a flood connection was disconnected by the bus with \(inFlight) calls in flight")
+        exhausted = true
+        loop?.stop()
+    }
+
+    /// Sends cases until the window is full (signals count towards one batch).
+    private func fill() {
+        refillScheduled = false
+        var batch = settings.window
+        while !exhausted, inFlight < settings.window, batch > 0 {
+            guard let index = source.take() else {
+                exhausted = true
+                break
+            }
+            batch -= 1
+            send(generator.make(index))
+        }
+        if exhausted {
+            if inFlight == 0 { finish() }
+        } else if inFlight < settings.window, !refillScheduled, let loop {
+            // Signals filled the batch: let the loop write before sending more.
+            refillScheduled = true
+            loop.runSoon { [self] in fill() }
+        }
+    }
+
+    private func send(_ testCase: FuzzCase) {
+        guard let connection else { return }
+        do {
+            let message = try testCase.message(notifydUniqueName: settings.notifydUniqueName)
+            tally.sent(testCase)
+            switch testCase.kind {
+            case .signal:
+                try connection.send(message)
+            case .call:
+                try connection.callAsync(message, timeoutMilliseconds: settings.replyTimeoutMilliseconds) { [self] result in
+                    inFlight -= 1
+                    let verdict = ReplyCheck.judge(testCase, result)
+                    if verdict.answered { tally.replied(testCase, storedHandler: verdict.storedHandler) }
+                    if !verdict.matches { tally.mismatch(testCase, got: verdict.got) }
+                    if exhausted {
+                        if inFlight == 0 { finish() }
+                    } else {
+                        fill()
+                    }
+                }
+                // Counted once queued: a call that could not be queued gets no answer to wait for.
+                inFlight += 1
+            }
+        } catch {
+            tally.sendFailed("#\(testCase.index): cannot send: \(error)")
+        }
+    }
+
+    /// The closing `Ping`: its answer comes after notifyd has handled
+    /// every earlier message of this connection, signals included.
+    private func finish() {
+        guard !finishing, let connection, let loop else { return }
+        finishing = true
+        do {
+            let ping = try DBusMessage.methodCall(
+                destination: Contract.busName, path: Contract.path, interface: Contract.peer, member: "Ping")
+            try connection.callAsync(ping, timeoutMilliseconds: settings.replyTimeoutMilliseconds) { [tally] result in
+                if case .failure(let error) = result { tally.sendFailed("the closing Ping failed: \(error)") }
+                loop.stop()
+            }
+        } catch {
+            tally.sendFailed("cannot send the closing Ping: \(error)")
+            loop.stop()
+        }
+    }
+}
+
+/// Connections that send a burst and leave without reading a reply:
+/// each burst is a new connection that queues up to 100 hostile messages
+/// (sometimes a `WaitForSession` that notifyd must hold), and closes,
+/// flushing what is queued or not.
+enum Deserter {
+    static func run(address: String, generator: CaseGenerator, source: CaseSource, tally: Tally, prepared: Bool) {
+        while let first = source.take() {
+            var rng = SplitMix64(seed: generator.seed, stream: first ^ 0x00DE_5E27)
+            let burst = rng.int(1...100)
+            let connection: DBusConnection
+            do {
+                connection = try DBusConnection.connect(to: .address(address))
+            } catch {
+                tally.sendFailed("a deserting connection could not connect: \(error)")
+                return
+            }
+            var index: UInt64? = first
+            var sent = 0
+            while let current = index {
+                let testCase = generator.make(current)
+                do {
+                    try connection.send(testCase.message(notifydUniqueName: nil))
+                    tally.sent(testCase, abandoned: true)
+                } catch {
+                    tally.sendFailed("#\(current): cannot send: \(error)")
+                }
+                sent += 1
+                index = sent < burst ? source.take() : nil
+            }
+            if prepared, rng.chance(0.3), let wait = try? DBusMessage.methodCall(
+                destination: Contract.busName, path: Contract.path, interface: Contract.sessions,
+                member: "WaitForSession", arguments: [.string(Legit.pendingSession)])
+            {
+                _ = try? connection.send(wait)
+            }
+            // close() writes what is queued first; dropping the connection does not.
+            if rng.chance(0.7) { connection.close() }
+        }
+    }
+}
