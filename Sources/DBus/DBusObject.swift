@@ -13,6 +13,10 @@ public final class DBusObject {
     public let path: String
     /// The object's own interfaces, in declaration order.
     public private(set) var interfaces: [DBusInterface]
+    /// How `Properties.Get` and `GetAll` answer: at once by default; an
+    /// owner that commits state in groups answers them after its commit,
+    /// like its own methods.
+    public var answerPropertyRead: ((DBusMethodCall, [DBusValue]) -> DBusMethodResult)?
 
     /// Creates an object; interface names must be unique.
     public init(path: String, interfaces: [DBusInterface]) {
@@ -100,7 +104,7 @@ public final class DBusObject {
         case "Get":
             answer(message, on: connection, signature: "ss") { call in
                 let property = try self.property(call.argument(0), call.argument(1))
-                return .reply([.variant(try property.get())])
+                return self.answerRead(call, [.variant(try property.get())])
             }
         case "GetAll":
             answer(message, on: connection, signature: "s") { call in
@@ -114,7 +118,7 @@ public final class DBusObject {
                 }
                 var values: [String: DBusValue] = [:]
                 for property in interface.properties { values[property.name] = try property.get() }
-                return .reply([.vardict(values)])
+                return self.answerRead(call, [.vardict(values)])
             }
         case "Set":
             answer(message, on: connection, signature: "ssv") { call in
@@ -124,6 +128,10 @@ public final class DBusObject {
         default:
             reject(message, on: connection, .unknownMethod("Unknown method \(member) of \(StandardInterfaces.propertiesName)."))
         }
+    }
+
+    private func answerRead(_ call: DBusMethodCall, _ values: [DBusValue]) -> DBusMethodResult {
+        answerPropertyRead?(call, values) ?? .reply(values)
     }
 
     private func property(_ interfaceName: String, _ name: String) throws(DBusError) -> DBusProperty {

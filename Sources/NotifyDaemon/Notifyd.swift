@@ -79,6 +79,8 @@ public final class Notifyd {
                 BadgeService.interface(badges), AppService.interface(apps), SessionService.interface(sessions),
                 DaemonService.interface(daemon),
             ])
+        // Property reads (PendingHandlers) wait for the batch in progress, as replies do.
+        object.answerPropertyRead = { [state] call, values in state.respond(call, values) }
         try start()
     }
 
