@@ -10,8 +10,11 @@ struct BenchCommand: ParsableCommand {
         discussion: """
             Starts a private dbus-daemon, a fresh state directory and notifyd on it, then reports, each \
             against its baseline: the GetBadge round trip against Peer.Ping (target: p50 within 1.30x), \
-            `notifyctl badge get` as a whole process against `busctl call` (target: no slower), notifyd's \
-            context switches while idle (target: 0) and its resident memory (target: under 15 MB); \
+            `notifyctl badge get` as a whole process against `busctl call` (target: no slower) and \
+            `gdbus call`, notifyd's context switches while idle (target: 0) and its resident memory \
+            (target: under 15 MB); by default 50 clients at once, each making 2000 mixed calls, against \
+            the same pattern of Peer.Ping (target: every call answered, no error; p50 and p99 per call); the first \
+            reply of a notifyd started by D-Bus activation against the same call on the running daemon; \
             last, a burst of worker events: the rate notifyd stores them durably against a bare libdbus \
             receiver on a second bus (target: at least 0.50x), none lost, the badge they add up to, the \
             popups a counting notification server gets (target: at most 50) and the memory per pending \
@@ -43,6 +46,10 @@ struct BenchCommand: ParsableCommand {
         case idle
         /// Resident memory.
         case memory
+        /// Many clients at once, mixed calls, against Ping under the same concurrency.
+        case load
+        /// The first reply of a notifyd started by D-Bus activation, against a running daemon.
+        case coldStart = "cold-start"
         /// A burst of worker events against a bare receiver; memory per pending handler; popups.
         case events
     }
@@ -58,6 +65,15 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("How long to watch notifyd while nothing calls it.", valueName: "seconds"))
     var idleSeconds = 30.0
+
+    @Option(help: ArgumentHelp("Clients of the load section, each a thread with its own connection.", valueName: "n"))
+    var loadClients = 50
+
+    @Option(help: ArgumentHelp("Calls each load client makes (and Pings, for the baseline).", valueName: "n"))
+    var loadCalls = 2_000
+
+    @Option(help: ArgumentHelp("Starts by D-Bus activation to time.", valueName: "n"))
+    var coldStarts = 20
 
     @Option(help: ArgumentHelp("Worker events to send in one burst (at most 10000, notifyd's limit per app).", valueName: "n"))
     var events = 10_000
@@ -80,6 +96,9 @@ struct BenchCommand: ParsableCommand {
         guard calls >= 1, warmUpCalls >= 0 else { throw ValidationError("--calls must be at least 1, --warm-up-calls at least 0.") }
         guard spawns >= 1 else { throw ValidationError("--spawns must be at least 1.") }
         guard idleSeconds > 0, idleSeconds <= 3600 else { throw ValidationError("--idle-seconds must be between 0 and 3600.") }
+        guard (1...1_000).contains(loadClients) else { throw ValidationError("--load-clients must be between 1 and 1000.") }
+        guard (1...100_000).contains(loadCalls) else { throw ValidationError("--load-calls must be between 1 and 100000.") }
+        guard (1...1_000).contains(coldStarts) else { throw ValidationError("--cold-starts must be between 1 and 1000.") }
         guard (1...10_000).contains(events) else { throw ValidationError("--events must be between 1 and 10000.") }
     }
 
@@ -88,7 +107,8 @@ struct BenchCommand: ParsableCommand {
             let run = BenchRun(
                 programs: try BenchPrograms.locate(binDirectory: binDir),
                 sections: Set(Section.allCases).subtracting(skip),
-                calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds, events: events,
+                calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
+                loadClients: loadClients, loadCalls: loadCalls, coldStarts: coldStarts, events: events,
                 keepScratch: keepScratch)
             let report = try run.execute()
             print(json ? report.json() : report.table(), terminator: "")

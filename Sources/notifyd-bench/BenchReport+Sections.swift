@@ -50,17 +50,19 @@ extension BenchReport {
                 id: "notifyctl_mean", figure: "notifyctl badge get, mean", value: milliseconds(notifyctl?.mean),
                 unit: .milliseconds, baseline: "busctl call, mean", baselineValue: milliseconds(busctl?.mean),
                 note: unavailable))
-        if gdbus != nil {
-            rows.append(
-                ReportRow(
-                    id: "notifyctl_p50_vs_gdbus", figure: "notifyctl badge get, p50", value: milliseconds(notifyctl?.p50),
-                    unit: .milliseconds, baseline: "gdbus call, p50", baselineValue: milliseconds(gdbus?.p50),
-                    note: unavailable))
-            rows.append(
-                ReportRow(
-                    id: "busctl_p50_vs_gdbus", figure: "busctl call, p50", value: milliseconds(busctl?.p50),
-                    unit: .milliseconds, baseline: "gdbus call, p50", baselineValue: milliseconds(gdbus?.p50)))
-        }
+        // Always shown, so that a missing gdbus is visible rather than a missing row.
+        let gdbusMissing = gdbus == nil
+            ? (outcomes.first { $0.client.name == "gdbus" }?.detail ?? "gdbus not found") : nil
+        rows.append(
+            ReportRow(
+                id: "notifyctl_p50_vs_gdbus", figure: "notifyctl badge get, p50", value: milliseconds(notifyctl?.p50),
+                unit: .milliseconds, baseline: "gdbus call, p50", baselineValue: milliseconds(gdbus?.p50),
+                note: unavailable ?? gdbusMissing))
+        rows.append(
+            ReportRow(
+                id: "busctl_p50_vs_gdbus", figure: "busctl call, p50", value: milliseconds(busctl?.p50),
+                unit: .milliseconds, baseline: "gdbus call, p50", baselineValue: milliseconds(gdbus?.p50),
+                note: gdbusMissing))
         for outcome in outcomes {
             if let summary = outcome.summary {
                 notes.append(

@@ -2,10 +2,13 @@ import DBus
 import Glibc
 
 /// One run of the benchmark: sets up the bus and notifyd, measures the
-/// chosen sections in order (calls, clients, idle, memory, events), tears down.
+/// chosen sections in order (calls, clients, idle, memory, load,
+/// cold-start, events), tears down.
 ///
 /// Events come last: the burst leaves 10,000 pending handlers whose
-/// deadlines (30 s) all pass later, which would wake an idle daemon.
+/// deadlines (30 s) all pass later, which would wake an idle daemon. Load
+/// and cold start run on buses and notifyds of their own (started and
+/// stopped by their sections) while this one idles.
 struct BenchRun {
     let programs: BenchPrograms
     let sections: Set<BenchCommand.Section>
@@ -13,6 +16,9 @@ struct BenchRun {
     let warmUpCalls: Int
     let spawns: Int
     let idleSeconds: Double
+    let loadClients: Int
+    let loadCalls: Int
+    let coldStarts: Int
     let events: Int
     let keepScratch: Bool
 
@@ -29,6 +35,10 @@ struct BenchRun {
         if sections.contains(.calls) { report.settings += [("calls", Double(calls)), ("warm-up calls", Double(warmUpCalls))] }
         if sections.contains(.clients) { report.settings.append(("spawns", Double(spawns))) }
         if sections.contains(.idle) { report.settings.append(("idle seconds", idleSeconds)) }
+        if sections.contains(.load) {
+            report.settings += [("load clients", Double(loadClients)), ("load calls", Double(loadCalls))]
+        }
+        if sections.contains(.coldStart) { report.settings.append(("cold starts", Double(coldStarts))) }
         if sections.contains(.events) { report.settings.append(("events", Double(events))) }
         report.programs = programs.list
 
@@ -61,8 +71,8 @@ struct BenchRun {
         try withExtendedLifetime(connection) { () throws(BenchFailure) in
             do throws(BenchFailure) {
                 try measure(
-                    &report, notifyd: notifyd, connection: connection, environment: environment,
-                    events: server.map { (bus, scratch, $0) })
+                    &report, notifyd: notifyd, connection: connection, environment: environment, bus: bus,
+                    scratch: scratch, server: server)
             } catch {
                 // A call that failed because notifyd died says so, with its log.
                 guard let ended = notifyd.process.poll() else { throw error }
@@ -79,10 +89,10 @@ struct BenchRun {
 
     /// The sections, in order, on a running notifyd.
     ///
-    /// - Parameter events: what the events section needs besides, when it runs.
+    /// - Parameter server: the events section's notification server, when it runs.
     private func measure(
         _ report: inout BenchReport, notifyd: NotifydProcess, connection: DBusConnection, environment: [String],
-        events: (bus: PrivateBus, scratch: ScratchDirectory, server: CountingNotificationServer)?
+        bus: PrivateBus, scratch: ScratchDirectory, server: CountingNotificationServer?
     ) throws(BenchFailure) {
         try notifyd.waitUntilServing(on: connection)
         Progress.say("notifyd (process \(notifyd.pid)) serves \(NotifydBusNames.busName)")
@@ -108,7 +118,24 @@ struct BenchRun {
             if !sections.contains(.idle) { MonotonicClock.sleep(seconds: Self.settleSeconds) }
             report.addMemory(idle: try idle.measureMemory(), atStart: memoryAtStart)
         }
-        if let (bus, scratch, server) = events {
+        if sections.contains(.load) {
+            Progress.say(
+                "\(loadClients) clients making \(loadCalls) Pings, then \(loadCalls) mixed calls, each, "
+                    + "on a notifyd of their own")
+            let load = LoadBenchmark(programs: programs, scratch: scratch, clients: loadClients, calls: loadCalls)
+            report.addLoad(try load.run())
+        }
+        if sections.contains(.coldStart) {
+            Progress.say("starting notifyd by D-Bus activation \(coldStarts) times, on a bus of its own")
+            let coldStart = ColdStartBenchmark(
+                notifyd: programs.notifyd, dbusDaemon: programs.dbusDaemon, scratch: scratch,
+                // The bus gives activated services its own address; none of notifyd's bus may leak in.
+                environment: ChildEnvironment.inherited(
+                    overriding: [:], removing: ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS", "DBUS_STARTER_BUS_TYPE"]),
+                runs: coldStarts)
+            report.addColdStart(try coldStart.run())
+        }
+        if let server {
             guard let receiver = programs.bench else { throw BenchFailure("cannot tell where this executable is.") }
             Progress.say("sending \(self.events) worker events, to a bare receiver and to notifyd")
             let burst = EventBurst(count: self.events)

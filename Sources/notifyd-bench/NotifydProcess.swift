@@ -7,6 +7,8 @@ enum NotifydBusNames {
     static let busName = "org.notifyd.Notifyd1"
     static let objectPath = "/org/notifyd/Notifyd1"
     static let badgesInterface = "org.notifyd.Notifyd1.Badges"
+    static let appsInterface = "org.notifyd.Notifyd1.Apps"
+    static let sessionsInterface = "org.notifyd.Notifyd1.Sessions"
     static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
 }
 

@@ -100,7 +100,7 @@ struct ReportRow {
     static func text(_ value: Double, _ unit: Unit) -> String {
         switch unit {
         case .microseconds: "\(NumberText.fixed(value, decimals: 1)) µs"
-        case .milliseconds: "\(NumberText.fixed(value, decimals: 2)) ms"
+        case .milliseconds: "\(NumberText.fixed(value, decimals: value < 1 ? 3 : 2)) ms"
         case .count: NumberText.fixed(value, decimals: 0)
         case .kilobytes: "\(NumberText.fixed(value / 1024, decimals: 1)) MB"
         case .bytes: "\(NumberText.fixed(value, decimals: 0)) B"

@@ -1,0 +1,23 @@
+/// The rows of the cold-start section. The issue sets no figure for it:
+/// the ratio is reported for information.
+extension BenchReport {
+    mutating func addColdStart(_ result: ColdStartBenchmark.Result) {
+        let (cold, warm) = (result.cold, result.warm)
+        rows.append(
+            ReportRow(
+                id: "cold_start_p50", figure: "GetBadge starting notifyd (activation), p50", value: cold.p50 / 1e6,
+                unit: .milliseconds, baseline: "GetBadge, running daemon, p50", baselineValue: warm.p50 / 1e6))
+        rows.append(
+            ReportRow(
+                id: "cold_start_max", figure: "GetBadge starting notifyd (activation), slowest", value: cold.maximum / 1e6,
+                unit: .milliseconds))
+        func ms(_ nanoseconds: Double) -> String { ReportRow.text(nanoseconds / 1e6, .milliseconds) }
+        notes.append(
+            "Cold start: \(cold.count) D-Bus activations on a bus of their own, each timed from sending GetBadge "
+                + "(auto-start) to its reply, fastest \(ms(cold.minimum)), mean \(ms(cold.mean)); then "
+                + "\(ColdStartBenchmark.warmCallsPerRun) GetBadge on the running daemon after "
+                + "\(NumberText.compact(ColdStartBenchmark.settleSeconds)) s (\(warm.count) in all); then SIGTERM, "
+                + "the name gone after \(ms(result.stop.p50)) (p50). Every start opened the same state directory, "
+                + "whose database an untimed first activation created (in \(ms(Double(result.firstStart)))).")
+    }
+}
