@@ -5,11 +5,23 @@ import CDBus
 /// one retained reference for each of the three callback sets and releases
 /// it through the free function when they are replaced or the connection is
 /// finalised.
+///
+/// Lifetimes: the binding refers to the connection weakly (the connection
+/// owns the binding, and releases libdbus's references in its `deinit`),
+/// and holds it strongly only while it dispatches, so a handler that drops
+/// the last other reference cannot free it under libdbus. The watch and
+/// timeout pointers belong to libdbus: a loop registration for one exists
+/// only between libdbus's add and remove callbacks, after which libdbus may
+/// free it.
 final class LoopBinding {
     let loop: EventLoop
-    unowned(unsafe) let connection: DBusConnection
+    weak var connection: DBusConnection?
     var watches: [OpaquePointer: EventLoop.DescriptorID] = [:]
-    var timeouts: [OpaquePointer: EventLoop.TimerID] = [:]
+    /// Timeouts libdbus has added and not yet removed: the only ones that
+    /// may be handed back to it.
+    var timeouts: Set<OpaquePointer> = []
+    /// The loop timer of each enabled timeout.
+    var timers: [OpaquePointer: EventLoop.TimerID] = [:]
     var dispatchScheduled = false
 
     init(loop: EventLoop, connection: DBusConnection) {
@@ -58,30 +70,45 @@ final class LoopBinding {
     // MARK: Timeouts
 
     func add(timeout: OpaquePointer) -> Bool {
+        timeouts.insert(timeout)
         arm(timeout)
         return true
     }
 
+    /// libdbus no longer has the timeout, and may free it once this returns.
     func remove(timeout: OpaquePointer) {
-        if let id = timeouts.removeValue(forKey: timeout) { loop.cancelTimer(id) }
+        timeouts.remove(timeout)
+        disarm(timeout)
     }
 
     func toggled(timeout: OpaquePointer) {
-        remove(timeout: timeout)
+        disarm(timeout)
         arm(timeout)
     }
 
+    private func disarm(_ timeout: OpaquePointer) {
+        if let id = timers.removeValue(forKey: timeout) { loop.cancelTimer(id) }
+    }
+
     private func arm(_ timeout: OpaquePointer) {
-        guard dbus_timeout_get_enabled(timeout) != 0 else { return }
+        guard timeouts.contains(timeout), dbus_timeout_get_enabled(timeout) != 0 else { return }
         let interval = UInt64(max(0, dbus_timeout_get_interval(timeout))) * 1_000_000
-        timeouts[timeout] = loop.scheduleTimer(afterNanoseconds: interval) { [weak self] in
-            guard let self else { return }
-            self.timeouts[timeout] = nil
-            _ = dbus_timeout_handle(timeout)
-            // libdbus timeouts repeat until removed or disabled.
-            if self.timeouts[timeout] == nil { self.arm(timeout) }
-            self.scheduleDispatch()
+        timers[timeout] = loop.scheduleTimer(afterNanoseconds: interval) { [weak self] in
+            self?.fire(timeout)
         }
+    }
+
+    /// Runs when a timeout's interval has passed. The timeout is still
+    /// libdbus's: removing it cancels this timer.
+    private func fire(_ timeout: OpaquePointer) {
+        timers[timeout] = nil
+        _ = dbus_timeout_handle(timeout)
+        // libdbus timeouts repeat until removed or disabled. The handler
+        // may have removed this one (a pending call's does, and libdbus
+        // frees it with the call), so it is armed again only while libdbus
+        // still has it, and not when the handler re-armed it already.
+        if timeouts.contains(timeout), timers[timeout] == nil { arm(timeout) }
+        scheduleDispatch()
     }
 
     // MARK: Dispatch
@@ -92,16 +119,20 @@ final class LoopBinding {
     /// - Parameter known: the caller already knows messages are queued (the
     ///   status callback, where libdbus must not be asked again).
     func scheduleDispatch(known: Bool = false) {
-        guard !dispatchScheduled else { return }
+        guard !dispatchScheduled, let connection else { return }
         guard known || dbus_connection_get_dispatch_status(connection.raw) == DBUS_DISPATCH_DATA_REMAINS else {
             return
         }
         dispatchScheduled = true
-        // Weak: the connection may be closed before the loop gets here.
+        // Weak: the connection may be released before the loop gets here.
         loop.runSoon { [weak self] in
             guard let self else { return }
             self.dispatchScheduled = false
-            while dbus_connection_dispatch(self.connection.raw) == DBUS_DISPATCH_DATA_REMAINS {}
+            // Strong while dispatching: a handler may drop the last other
+            // reference; the connection then ends after the dispatch, not
+            // in the middle of it.
+            guard let connection = self.connection else { return }
+            while dbus_connection_dispatch(connection.raw) == DBUS_DISPATCH_DATA_REMAINS {}
         }
     }
 }

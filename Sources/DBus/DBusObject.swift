@@ -219,9 +219,13 @@ extension DBusConnection {
 }
 
 /// What libdbus holds for an exported object; released on unregistration.
+///
+/// The connection is weak: it owns the registration (its `deinit`
+/// unregisters the path), and a call that arrives while it ends is left
+/// unhandled rather than answered through a freed connection.
 final class ExportedObject {
     let object: DBusObject
-    unowned(unsafe) let connection: DBusConnection
+    weak var connection: DBusConnection?
     init(object: DBusObject, connection: DBusConnection) {
         self.object = object
         self.connection = connection
@@ -229,12 +233,15 @@ final class ExportedObject {
 }
 
 /// Answers `Introspect` on paths that are only parents of objects, and
-/// Peer calls on every path that has no object.
+/// Peer calls on every path that has no object. Refers to its connection
+/// weakly, as ``ExportedObject`` does.
 final class ParentNodes {
-    unowned(unsafe) let connection: DBusConnection
+    weak var connection: DBusConnection?
     init(connection: DBusConnection) { self.connection = connection }
 
     func handle(_ message: DBusMessage) -> Bool {
+        // Strong for the whole call: a handler may drop the last other reference.
+        guard let connection else { return false }
         if PeerInterface.answer(message, on: connection) { return true }
         guard message.kind == .methodCall, message.member == "Introspect",
             message.interface == nil || message.interface == StandardInterfaces.introspectableName,
@@ -251,7 +258,9 @@ final class ParentNodes {
 private let objectMessageFunction: DBusObjectPathMessageFunction = { _, rawMessage, data in
     guard let rawMessage, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
     let exported = Unmanaged<ExportedObject>.fromOpaque(data).takeUnretainedValue()
-    let handled = exported.object.handle(DBusMessage(retaining: rawMessage), on: exported.connection)
+    // Strong for the whole call: a handler may drop the last other reference.
+    guard let connection = exported.connection else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+    let handled = exported.object.handle(DBusMessage(retaining: rawMessage), on: connection)
     return handled ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
 }
 
