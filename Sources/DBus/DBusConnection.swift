@@ -34,7 +34,7 @@ public final class DBusConnection {
         case address(String)
     }
 
-    private init(raw: OpaquePointer, isPrivate: Bool, logger: Logger) {
+    init(raw: OpaquePointer, isPrivate: Bool, logger: Logger) {
         self.raw = raw
         self.isPrivate = isPrivate
         self.logger = logger
