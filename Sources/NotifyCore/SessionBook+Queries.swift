@@ -23,6 +23,16 @@ extension SessionBook {
     /// Pending handlers of all apps together.
     public var pendingCount: Int { pendingTotal }
 
+    /// Pending handlers whose deadline is at or before `now`: those
+    /// ``expire(at:limit:)`` is due to invoke (e.g. at start-up, the
+    /// handlers that expired while notifyd was down). O(pending handlers).
+    public func dueCount(at now: Microseconds) -> Int {
+        guard let first = deadlines.first, first.deadline <= now else { return 0 }
+        return deadlines.elements.reduce(0) { count, entry in
+            entry.deadline <= now && entries[entry.session]?.pending[entry.id] != nil ? count + 1 : count
+        }
+    }
+
     /// Pending handlers of one app.
     public func pendingCount(of app: AppID) -> Int {
         pendingByApp[app] ?? 0

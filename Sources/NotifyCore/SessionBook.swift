@@ -16,6 +16,9 @@ public struct SessionBook: Sendable {
     public static let maximumPending = 100_000
     /// A handler's deadline when the event has no `timeout`, in seconds.
     public static let defaultTimeout: UInt32 = 30
+    /// Handlers ``expire(at:limit:)`` invokes at most in one call (one
+    /// commit, one burst of `SessionCompleted` signals).
+    public static let maximumExpiredAtOnce = 1_000
     /// Finished sessions (no pending handler, not in progress) kept for
     /// `ListSessions`; recording forgets the oldest beyond this.
     public static let finishedSessionsKept = 1_000
@@ -160,11 +163,18 @@ public struct SessionBook: Sendable {
         return handlers.map { InvokedHandler(handler: $0, result: result) }
     }
 
-    /// Invokes `expired` every pending handler whose deadline is at or
-    /// before `now`, in the order of (deadline, id).
-    public mutating func expire(at now: Microseconds) -> [InvokedHandler] {
+    /// Invokes `expired` the pending handlers whose deadline is at or
+    /// before `now`, in the order of (deadline, id): at most `limit` of
+    /// them, so that a backlog (100,000 handlers that expired while notifyd
+    /// was down) is worked off over several turns of the event loop, with
+    /// calls answered in between. While some are left, ``nextDeadline`` is
+    /// still at or before `now`: the caller's deadline timer comes straight
+    /// back for the next ones.
+    public mutating func expire(
+        at now: Microseconds, limit: Int = SessionBook.maximumExpiredAtOnce
+    ) -> [InvokedHandler] {
         var invoked: [InvokedHandler] = []
-        while let next = deadlines.first, next.deadline <= now {
+        while invoked.count < limit, let next = deadlines.first, next.deadline <= now {
             deadlines.popFirst()
             guard let handler = entries[next.session]?.pending.removeValue(forKey: next.id) else { continue }
             entries[next.session]!.record.lastResult = .expired

@@ -14,6 +14,11 @@ import NotifyStore
 /// exactly what was committed), every waiting call gets the error, and no
 /// signal is sent. (Rolling back by reload costs nothing on the common
 /// path; a snapshot per batch cost a copy of every session per commit.)
+///
+/// A failed commit is logged with what it refused (``BatchSummary``): a
+/// worker signal has no caller to tell. After a successful commit, once
+/// replies and signals are out, the store checkpoints its WAL if it has
+/// grown (which keeps it small on a small disk).
 final class DurableState {
     private(set) var current: NotifydState
     private let store: StateStore
@@ -21,6 +26,8 @@ final class DurableState {
     private var batchOpen = false
     private var replies: [(success: () -> Void, failure: (any Error) -> Void)] = []
     private var signals: [() -> Void] = []
+    private var batch = BatchSummary()
+    private var checkpointFailing = false
 
     init(store: StateStore, logger: Logger) throws {
         self.store = store
@@ -43,12 +50,14 @@ final class DurableState {
     /// Stages a badge row for the batch's commit.
     func stage(_ change: BadgeChange) {
         batchOpen = true
+        batch.badge(change.app.rawValue)
         store.stageBadge(change.app.rawValue, count: change.new)
     }
 
     /// Stages what recording an event changed.
     func stage(_ recorded: RecordedEvent) {
         batchOpen = true
+        batch.report(session: recorded.session.id.rawValue, app: recorded.session.app.rawValue)
         store.stageSession(StateMapping.row(recorded.session))
         if let handler = recorded.handler { store.stageHandler(StateMapping.row(handler)) }
         for session in recorded.forgotten { store.stageSessionRemoval(session.rawValue) }
@@ -57,6 +66,7 @@ final class DurableState {
     /// Stages an activation for the history (and the trim that bounds it).
     func stage(_ activation: Activation, trimming: Bool) {
         batchOpen = true
+        batch.activations += 1
         store.stageActivation(StoredActivation(app: activation.app.rawValue, at: activation.at))
         if trimming {
             store.stageActivationTrim(app: activation.app.rawValue, keepNewest: AppBook.activationsKeptPerApp)
@@ -67,6 +77,7 @@ final class DurableState {
     func stage(_ invoked: [InvokedHandler]) {
         guard !invoked.isEmpty else { return }
         batchOpen = true
+        batch.invoked += invoked.count
         var sessions: Set<SessionID> = []
         for item in invoked {
             store.stageHandlerRemoval(item.handler.id)
@@ -108,13 +119,15 @@ final class DurableState {
         batchOpen = false
         let replies = self.replies
         let signals = self.signals
+        let batch = self.batch
         self.replies.removeAll()
         self.signals.removeAll()
+        self.batch = BatchSummary()
         defer { onCommitted?() }
         do {
             try store.commit()
         } catch {
-            logger.error("cannot save state, rolling back \(replies.count) call(s): \(error)")
+            logger.error("cannot save state, rolling back \(replies.count) call(s)\(batch.refusal): \(error)")
             rollBack()
             let failure = NotifydError.storage(error)
             for reply in replies { reply.failure(failure) }
@@ -122,5 +135,69 @@ final class DurableState {
         }
         for reply in replies { reply.success() }
         for signal in signals { signal() }
+        checkpoint()
+    }
+
+    /// Keeps the WAL small; a failure is logged once, until it works again.
+    private func checkpoint() {
+        do {
+            try store.checkpointIfNeeded()
+            if checkpointFailing { logger.notice("the write-ahead log is checkpointed again") }
+            checkpointFailing = false
+        } catch {
+            if !checkpointFailing {
+                logger.warning("cannot checkpoint the write-ahead log; it grows until this works: \(error)")
+            }
+            checkpointFailing = true
+        }
+    }
+}
+
+/// What a batch changes, for the log line of a failed commit: a worker
+/// signal refused by a full disk has nobody to tell but the log. Names
+/// the first ``named`` sessions and apps (each cut at 64 characters) and
+/// counts the rest, so the line stays short whatever the batch.
+struct BatchSummary {
+    /// How many sessions (and apps of badges) the summary names.
+    static let named = 5
+    private var reports = Names()
+    private var badges = Names()
+    var invoked = 0
+    var activations = 0
+
+    /// An event report (method call or worker signal) of `session` of `app`.
+    mutating func report(session: String, app: String) {
+        reports.add("session '\(AppID.printable(session))' of \(AppID.printable(app))")
+    }
+
+    /// A badge change of `app`.
+    mutating func badge(_ app: String) {
+        badges.add(AppID.printable(app))
+    }
+
+    /// `"; refused 2 event report(s) (session 'a' of org.x, ...), ..."`, or
+    /// `""` for an empty batch.
+    var refusal: String {
+        var parts: [String] = []
+        if reports.count > 0 { parts.append("\(reports.count) event report(s) (\(reports))") }
+        if badges.count > 0 { parts.append("\(badges.count) badge change(s) (\(badges))") }
+        if invoked > 0 { parts.append("\(invoked) invoked handler(s)") }
+        if activations > 0 { parts.append("\(activations) activation(s)") }
+        return parts.isEmpty ? "" : "; refused " + parts.joined(separator: ", ")
+    }
+
+    /// The first ``named`` distinct names, and whether there were others.
+    private struct Names: CustomStringConvertible {
+        private(set) var count = 0
+        private var names: [String] = []
+        private var more = false
+
+        mutating func add(_ name: String) {
+            count += 1
+            guard !names.contains(name) else { return }
+            if names.count < BatchSummary.named { names.append(name) } else { more = true }
+        }
+
+        var description: String { names.joined(separator: ", ") + (more ? ", …" : "") }
     }
 }

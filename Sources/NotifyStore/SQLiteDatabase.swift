@@ -10,7 +10,9 @@ import Glibc
 ///
 /// At open the connection sets `journal_mode=WAL` (read-write only),
 /// `synchronous=FULL` (a commit is on disk when it returns: one fsync of the
-/// WAL per commit), `busy_timeout=2000` and `foreign_keys=ON`.
+/// WAL per commit), `busy_timeout=2000` and `foreign_keys=ON`. A read-write
+/// connection counts the WAL's frames and leaves checkpoints to its owner
+/// (see `SQLiteDatabase+WAL.swift`).
 public final class SQLiteDatabase {
     /// How to open the file.
     public enum OpenMode: Sendable {
@@ -31,6 +33,10 @@ public final class SQLiteDatabase {
     /// The file this connection opened.
     public let path: String
     let connection: OpaquePointer
+    /// Frames in the write-ahead log after the last commit on this
+    /// connection (0 after a complete checkpoint); only read-write
+    /// connections count them.
+    public internal(set) var walFrameCount = 0
 
     /// Opens (and in `.readWrite` mode creates) the database at `path`.
     public init(path: String, mode: OpenMode = .readWrite) throws {
@@ -61,7 +67,10 @@ public final class SQLiteDatabase {
         self.connection = handle
         // From here on a throw runs deinit, which closes the connection.
         try check(sqlite3_extended_result_codes(handle, 1), "enabling extended result codes")
-        if mode == .readWrite { try execute("PRAGMA journal_mode = WAL") }
+        if mode == .readWrite {
+            try execute("PRAGMA journal_mode = WAL")
+            installWALHook()
+        }
         try execute("PRAGMA synchronous = FULL")
         try check(sqlite3_busy_timeout(handle, 2000), "setting the busy timeout")
         try execute("PRAGMA foreign_keys = ON")

@@ -2,6 +2,11 @@
 /// group commit: writes are staged in memory, then ``commit()`` puts all of
 /// them on disk in one transaction (one fsync).
 ///
+/// The WAL is kept small (see `StateStore+WAL.swift`): the owner calls
+/// ``checkpointIfNeeded()`` after a commit, once its replies are out; a
+/// commit refused for a full disk is tried once more after a TRUNCATE
+/// checkpoint has given the WAL's space back.
+///
 /// The store holds an exclusive lock on `<directory>/state.lock` for its
 /// lifetime, so a second store (in this or another process) on the same
 /// directory is refused with a ``StoreError`` of code `.locked`.
@@ -16,6 +21,9 @@ public final class StateStore {
     public let directory: String
     /// The database file, `<directory>/state.sqlite3`.
     public var databasePath: String { database.path }
+    /// After a commit, ``checkpointIfNeeded()`` checkpoints once the WAL
+    /// holds this many frames (pages); the WAL file is cut back to that size.
+    public let walCheckpointFrames: Int
 
     let database: SQLiteDatabase
     private let badges: BadgeTable
@@ -27,13 +35,16 @@ public final class StateStore {
 
     /// Opens the store in `directory`, creating the directory (mode 0700) and
     /// the database (mode 0600) if missing, and bringing the schema up to date.
-    public init(directory: String) throws {
+    public init(directory: String, walCheckpointFrames: Int = StateStore.defaultWALCheckpointFrames) throws {
         let directory = directory.isEmpty ? "." : FileSystem.trimmingTrailingSlashes(directory)
         try FileSystem.createDirectories(directory)
         let lock = try StateDirectoryLock(directory: directory)
         let database = try SQLiteDatabase(
             path: FileSystem.join(directory, Self.databaseFileName))
         try StateSchema.migrate(database)
+        let walCheckpointFrames = max(1, walCheckpointFrames)
+        try database.limitWALFile(bytes: Self.walBytes(frames: walCheckpointFrames, pageSize: try database.pageSize))
+        self.walCheckpointFrames = walCheckpointFrames
         self.badges = try BadgeTable(database: database)
         self.sessions = try SessionTable(database: database)
         self.handlers = try HandlerTable(database: database)
@@ -132,12 +143,24 @@ public final class StateStore {
     /// Writes everything staged in one `BEGIN IMMEDIATE` ... `COMMIT` and
     /// forgets it. With nothing staged it does nothing (no I/O).
     ///
+    /// When the disk is full, the WAL's space is given back (a TRUNCATE
+    /// checkpoint) and the transaction is tried once more.
+    ///
     /// On failure the transaction is rolled back, the staged writes are
     /// forgotten all the same, and the ``StoreError`` is thrown: the database
     /// then holds what it held before, which the caller should reload.
     public func commit() throws {
         guard !staged.isEmpty else { return }
         let writes = staged.take()
+        do {
+            try write(writes)
+        } catch let error as StoreError where error.code == .diskFull {
+            guard reclaimWALSpace() else { throw error }
+            try write(writes)
+        }
+    }
+
+    private func write(_ writes: [StagedWrite]) throws {
         try database.transaction(.immediate) {
             for write in writes { try apply(write) }
         }

@@ -8,13 +8,14 @@ extension FaultTests {
 
     /// The state directory on an 8 MiB tmpfs, filled to the last block
     /// while notifyd runs, with a fresh WAL and with one that has been
-    /// through a checkpoint (1,500 commits first: the WAL passed SQLite's
-    /// 1,000-page auto-checkpoint and starts again at its beginning).
+    /// through many checkpoints (1,500 commits first: notifyd checkpoints
+    /// the WAL every 64 pages, and it starts again at its beginning).
     ///
-    /// A change that fits in space SQLite already holds is saved: with the
-    /// fresh WAL none does (the next commit must grow the WAL, and `write`
-    /// fails with ENOSPC, SQLITE_FULL); with the reused one, about 130
-    /// changes go into the WAL file's old frames before one must grow it.
+    /// A change that fits in space SQLite already holds is saved: changes
+    /// go into the WAL file's old frames until one must grow it; then
+    /// notifyd empties the WAL into the database (TRUNCATE) and tries once
+    /// more, which works while the database file need not grow. After that
+    /// `write` fails with ENOSPC (SQLITE_FULL) and the change is refused.
     /// The -shm file is already allocated (32 KiB, enough for 4,096 frames).
     @Test(.timeLimit(.minutes(1)), arguments: [0, 1_500])
     func aFullDiskRefusesChangesClearlyAndServiceResumesWhenSpaceReturns(commitsBefore: Int) throws {
