@@ -6,7 +6,7 @@ public enum CallerSandbox: Sendable, Hashable {
     /// when the file names no valid app ID.
     case flatpak(AppID?)
     /// The daemon could not look (the bus gave no process ID, or the
-    /// process's root could not be opened, e.g. because it has exited).
+    /// connection or its process was gone before it could be identified).
     case unknown
 
     /// The sandbox told by `/proc/PID/root/.flatpak-info`: its text, or
@@ -35,12 +35,18 @@ public struct CallerIdentity: Sendable, Hashable {
     /// The app of the systemd unit a desktop launched the caller in
     /// (``SystemdScope``), for host apps.
     public var scopeApp: AppID?
+    /// Why the caller could not be identified, when it was gone first
+    /// (its sandbox is then ``CallerSandbox/unknown``).
+    public var departure: String?
 
-    public init(userID: UInt32, processID: UInt32?, sandbox: CallerSandbox, scopeApp: AppID? = nil) {
+    public init(
+        userID: UInt32, processID: UInt32?, sandbox: CallerSandbox, scopeApp: AppID? = nil, departure: String? = nil
+    ) {
         self.userID = userID
         self.processID = processID
         self.sandbox = sandbox
         self.scopeApp = scopeApp
+        self.departure = departure
     }
 
     /// A caller from the text of the files the daemon read: `flatpakInfo`
@@ -95,7 +101,8 @@ public enum CallerPolicy {
                     + "it may not act for \(app) or any other app")
         case .unknown:
             let why =
-                caller.processID.map { "notifyd could not read /proc/\($0) (did the caller exit before the reply?)" }
+                caller.departure.map { "the sender could not be identified: \($0)" }
+                ?? caller.processID.map { "notifyd could not read /proc/\($0)/root/.flatpak-info" }
                 ?? "the bus gave no process ID for the caller"
             throw NotifydError(
                 .notPermitted, "\(why), so notifyd cannot tell whether it is sandboxed; it may not act for \(app)")

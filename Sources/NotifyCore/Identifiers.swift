@@ -49,7 +49,7 @@ public struct AppID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// A short form of untrusted text for error messages: control
     /// characters escaped, cut at 64 characters.
-    static func printable(_ text: String) -> String {
+    public static func printable(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars.prefix(64) {
             out += scalar.value < 0x20 || scalar.value == 0x7f ? scalar.escaped(asASCII: true) : String(scalar)

@@ -16,6 +16,7 @@ public struct NotifydError: Error, Hashable, CustomStringConvertible {
             case notPermitted = "NotPermitted"
             case invalidArgs = "InvalidArgs"
             case storageFailed = "StorageFailed"
+            case resourcesExhausted = "ResourcesExhausted"
         }
 
         private let value: Value
@@ -41,6 +42,10 @@ public struct NotifydError: Error, Hashable, CustomStringConvertible {
         public static let invalidArgs = Code(.invalidArgs)
         /// The state could not be saved (disk full, read-only); nothing changed.
         public static let storageFailed = Code(.storageFailed)
+        /// notifyd ran short of a resource (descriptors, memory, a bus
+        /// limit) doing what was asked; nothing changed, try again (the
+        /// standard `org.freedesktop.DBus.Error.LimitsExceeded`).
+        public static let resourcesExhausted = Code(.resourcesExhausted)
     }
 
     public var code: Code

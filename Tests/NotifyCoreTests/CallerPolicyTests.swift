@@ -66,6 +66,13 @@ import Testing
             #expect(error?.code == .notPermitted)
             #expect(error?.message.contains(processID == nil ? "no process ID" : "/proc/42") == true)
         }
+        let departed = CallerIdentity(
+            userID: Self.user, processID: nil, sandbox: .unknown, departure: "it left the bus before notifyd could ask")
+        let error = #expect(throws: NotifydError.self) {
+            try CallerPolicy.check(departed, actingFor: maps, daemonUserID: Self.user)
+        }
+        #expect(error?.code == .notPermitted)
+        #expect(error?.message.contains("could not be identified: it left the bus") == true)
     }
 
     @Test func identifiedAppIsTheSandboxFirstThenTheScope() throws {
