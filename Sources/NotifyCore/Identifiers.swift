@@ -11,6 +11,10 @@ public struct AppID: Hashable, Comparable, Sendable, CustomStringConvertible {
         func fail(_ why: String) -> NotifydError {
             NotifydError(.invalidAppId, "invalid app ID '\(AppID.printable(rawValue))': \(why)")
         }
+        // The length first (O(1) for native strings): an ID of megabytes is
+        // refused without reading it.
+        let length = rawValue.utf8.count
+        guard length <= 255 else { throw fail("it is \(length) bytes long, the limit is 255") }
         // One pass over the bytes: this runs for every call and event.
         var count = 0
         var previous: UInt8 = 0
@@ -51,10 +55,13 @@ public struct AppID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// characters escaped, cut at 64 characters.
     public static func printable(_ text: String) -> String {
         var out = ""
-        for scalar in text.unicodeScalars.prefix(64) {
+        var scalars = text.unicodeScalars.makeIterator()
+        for _ in 0..<64 {
+            guard let scalar = scalars.next() else { return out }
             out += scalar.value < 0x20 || scalar.value == 0x7f ? scalar.escaped(asASCII: true) : String(scalar)
         }
-        return text.unicodeScalars.count > 64 ? out + "…" : out
+        // Only whether there is more is read, not how much (IDs may be megabytes).
+        return scalars.next() == nil ? out : out + "…"
     }
 }
 

@@ -17,9 +17,15 @@ import Testing
     /// times slower: fewer messages (still every family, signals and
     /// deserters), and more time for each answer, so that a slow answer is
     /// not taken for a lost one. `FaultTests` scales its rounds the same way.
+    ///
+    /// Each answer may take up to 120 s in both modes: while a message near
+    /// the bus's 128 MiB limit crosses the single-threaded dbus-daemon, the
+    /// calls queued behind it on a 2-core machine were measured waiting over
+    /// 30 s (and every one answered within 120 s). Latency is
+    /// `notifyd-bench`'s to measure; this test checks every answer.
     static let underSanitizer = ProcessInfo.processInfo.environment["NOTIFYD_CHILD_ASAN_OPTIONS"] != nil
     static let calls = underSanitizer ? 40_000 : 100_000
-    static let replyTimeoutSeconds = underSanitizer ? 120 : 30
+    static let replyTimeoutSeconds = 120
     static let seconds = underSanitizer ? 600 : 300
 
     var fuzzer: String { Executables.directory.appendingPathComponent("notifyd-fuzz").path }
