@@ -63,7 +63,8 @@ private let startupNotifyID:
     }
 
 /// Runs in each child GIO spawns, between `fork` and `exec`, so only
-/// async-signal-safe calls: unblocks every signal.
+/// async-signal-safe calls: unblocks every signal, and puts back the
+/// descriptor limit notifyd started with (``DescriptorLimit``).
 ///
 /// notifyd blocks SIGTERM, SIGINT and SIGHUP for its signalfd, and its GLib
 /// threads block every asynchronous signal; a child inherits the mask of
@@ -75,4 +76,5 @@ let unblockSignalsInChild: GSpawnChildSetupFunc = { _ in
     var none = sigset_t()
     sigemptyset(&none)
     sigprocmask(SIG_SETMASK, &none, nil)
+    DescriptorLimit.restoreInChild()
 }
