@@ -77,7 +77,7 @@ final class AppService {
         let current = state.current
         var apps = current.apps.knownApps.union(current.badges.nonZero.keys)
         for session in current.sessions.allSessions { apps.insert(session.app) }
-        let visibility = callers.visibility(for: call)
+        let visibility = try callers.visibility(for: call)
         apps = apps.filter { visibility.shows($0) }
         let rows: [DBusValue] = apps.sorted().map { app in
             .structure([

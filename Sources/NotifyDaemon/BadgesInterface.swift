@@ -71,7 +71,7 @@ final class BadgeService {
 
     func listBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
         var counts: [String: UInt32] = [:]
-        let visibility = callers?.visibility(for: call) ?? .everyApp
+        let visibility = try callers?.visibility(for: call) ?? .everyApp
         for (app, count) in state.current.badges.nonZero where visibility.shows(app) { counts[app.rawValue] = count }
         return state.respond(call, [counts.dbusValue])
     }

@@ -5,32 +5,126 @@ import NotifyCore
 
 /// Tells who a bus connection is, and whether it may act for an app.
 ///
-/// The caller's user and process ID come from the bus
-/// (`GetConnectionCredentials`), its sandbox from
-/// `/proc/PID/root/.flatpak-info` and its launch scope from
-/// `/proc/PID/cgroup`. Identities are cached per unique name (unique names
-/// are never reused on a bus) and forgotten when the name leaves.
+/// Identities come from a ``ConnectionIdentifier`` on a thread of its own,
+/// which starts on every new connection as soon as its unique name
+/// appears. A message from a connection not identified yet waits (in
+/// order, bounded) until the answer arrives: nothing on the daemon's loop
+/// waits for the bus. Identities are kept per unique name (never reused on
+/// a bus) and forgotten when the name leaves; a failure for want of
+/// resources is never kept.
 final class CallerCheck {
-    private let connection: DBusConnection
     private let logger: Logger
     private let daemonUserID = getuid()
-    private var cache: [String: CallerIdentity] = [:]
-    static let cacheLimit = 4096
+    private var identities: [String: CallerIdentity] = [:]
+    private var waiting: [String: [(CallerLookup) -> Void]] = [:]
+    private var waitingCount = 0
+    /// The answer being handed to the messages that waited for it, so that
+    /// their handlers see it even when it is not kept.
+    private var handing: (name: String, lookup: CallerLookup)?
+    private var recentlyLeft = RecentNames(capacity: 1024)
+    private var sandboxes = SandboxActivity()
+    private var afterWaiting: [String: [() -> Void]] = [:]
+    private var identifier: ConnectionIdentifier?
 
-    init(connection: DBusConnection, logger: Logger) {
-        self.connection = connection
+    static let cacheLimit = 8192
+    /// Messages that may wait for their sender's identity, in all.
+    static let waitingLimit = 65_536
+
+    /// Starts identifying the connections of `bus`; answers arrive on
+    /// `loop`, whose thread this must be called on.
+    init(bus: DBusConnection.Bus, loop: EventLoop, logger: Logger) throws(DBusError) {
         self.logger = logger
+        let inbox = LoopBound(WeakCallerCheck(), loop: loop)
+        identifier = try ConnectionIdentifier(bus: bus, logger: logger) { name, lookup in
+            inbox.execute { $0.check?.deliver(name, lookup) }
+        }
+        inbox.value.check = self
     }
 
-    /// Throws `NotPermitted` unless the method's caller may act for `app`.
+    /// Stops identifying (shutdown); waiting messages are dropped.
+    func stop() {
+        identifier?.stop()
+        identifier = nil
+    }
+
+    // MARK: Admission
+
+    /// Runs `body` with what is known of `sender`: at once when it is
+    /// known, else once the identifier answers (in the order asked).
+    /// Returns false, running nothing, when too many messages wait already.
+    @discardableResult
+    func whenIdentified(_ sender: String, _ body: @escaping (CallerLookup) -> Void) -> Bool {
+        if let identity = identities[sender] {
+            noteSandbox(identity)
+            body(.identified(identity))
+            return true
+        }
+        guard waitingCount < Self.waitingLimit else { return false }
+        waitingCount += 1
+        if waiting[sender] == nil {
+            waiting[sender] = [body]
+            identifier?.request(sender)
+        } else {
+            waiting[sender]?.append(body)
+        }
+        return true
+    }
+
+    /// The identifier's answer for `name` (on the daemon's loop).
+    func deliver(_ name: String, _ lookup: CallerLookup) {
+        if case .identified(let identity) = lookup {
+            noteSandbox(identity)
+            if !recentlyLeft.contains(name) {
+                if identities.count >= Self.cacheLimit { identities.removeAll(keepingCapacity: true) }
+                identities[name] = identity
+            }
+        }
+        if case .unavailable(let why) = lookup {
+            logger.warning("could not identify the bus connection \(name): \(why)")
+        }
+        guard let bodies = waiting.removeValue(forKey: name) else { return }
+        waitingCount -= bodies.count
+        // A known identity is never replaced by a later "departed" from a
+        // second lookup of the same name.
+        let answer = identities[name].map(CallerLookup.identified) ?? lookup
+        handing = (name, answer)
+        for body in bodies { body(answer) }
+        handing = nil
+        for cleanUp in afterWaiting.removeValue(forKey: name) ?? [] { cleanUp() }
+    }
+
+    /// A name left the bus: forget its identity, and run `cleanUp` (what
+    /// its leaving ends) once the messages it sent before leaving have run:
+    /// now, or after they waited for its identity (the bus keeps order, so
+    /// they have all been received).
+    func forget(_ name: String, then cleanUp: @escaping () -> Void) {
+        identities[name] = nil
+        guard waiting[name] != nil else {
+            cleanUp()
+            return
+        }
+        recentlyLeft.insert(name)
+        afterWaiting[name, default: []].append(cleanUp)
+    }
+
+    /// Number of messages waiting for their sender's identity.
+    var waitingMessages: Int { waitingCount }
+
+    /// Whether `sender` is identified already (its messages run at once).
+    func isKnown(_ sender: String) -> Bool { identities[sender] != nil }
+
+    // MARK: Decisions
+
+    /// Throws unless the method's caller may act for `app`.
     func authorize(_ call: DBusMethodCall, for app: AppID) throws(NotifydError) {
-        try CallerPolicy.check(identity(of: call.sender), actingFor: app, daemonUserID: daemonUserID)
+        try CallerPolicy.check(try identity(of: call.sender, actingFor: app), actingFor: app, daemonUserID: daemonUserID)
     }
 
     /// Throws `NotPermitted` unless the caller may act for every app
-    /// (ClearAllBadges): a sandboxed app may not.
+    /// (ClearAllBadges): a sandboxed app may not, nor one that left
+    /// unidentified.
     func authorizeForAllApps(_ call: DBusMethodCall) throws(NotifydError) {
-        let caller = identity(of: call.sender)
+        let caller = try identity(of: call.sender, actingFor: nil)
         guard case .host = caller.sandbox, caller.userID == daemonUserID else {
             throw NotifydError(.notPermitted, "only host processes of the user may act for every app at once")
         }
@@ -50,8 +144,10 @@ final class CallerCheck {
         }
     }
 
-    func visibility(for call: DBusMethodCall) -> Visibility {
-        let caller = identity(of: call.sender)
+    /// Throws when the caller could not be identified for want of
+    /// resources: an empty listing would be a wrong answer.
+    func visibility(for call: DBusMethodCall) throws(NotifydError) -> Visibility {
+        let caller = try identity(of: call.sender, actingFor: nil)
         guard caller.userID == daemonUserID else { return .noApp }
         switch caller.sandbox {
         case .host: return .everyApp
@@ -60,89 +156,75 @@ final class CallerCheck {
         }
     }
 
-    /// For a worker signal: nil when it may act for `app`, else why not. A
-    /// sender that already left the bus (`gdbus emit` exits at once) cannot
-    /// be asked; sandboxed apps speak through their long-lived
-    /// xdg-dbus-proxy connection, so such a sender is taken as a host
-    /// process of the user.
-    func refusal(ofSignalFrom sender: String, for app: AppID) -> NotifydError? {
-        guard let caller = lookUp(sender) else {
-            logger.debug("worker \(sender) left the bus before it could be identified; taken as a host process")
-            return nil
-        }
+    /// For a worker signal: nil when its sender may act for `app`, else why not.
+    func refusal(ofSignal lookup: CallerLookup, for app: AppID) -> NotifydError? {
         do {
-            try CallerPolicy.check(caller, actingFor: app, daemonUserID: daemonUserID)
+            try CallerPolicy.check(try identity(lookup, actingFor: app), actingFor: app, daemonUserID: daemonUserID)
             return nil
         } catch {
             return error
         }
     }
 
-    /// A name left the bus: forget its identity.
-    func forget(_ name: String) {
-        cache[name] = nil
+    private func identity(of sender: String, actingFor app: AppID?) throws(NotifydError) -> CallerIdentity {
+        if let known = identities[sender] { return known }
+        if let handing, handing.name == sender { return try identity(handing.lookup, actingFor: app) }
+        // Only a message admitted without waiting gets here (none does).
+        return CallerIdentity(userID: UInt32.max, processID: nil, sandbox: .unknown)
     }
 
-    private func identity(of sender: String) -> CallerIdentity {
-        lookUp(sender) ?? CallerIdentity(userID: UInt32.max, processID: nil, sandbox: .unknown)
-    }
-
-    /// The identity of a connection, nil when it has left the bus.
-    private func lookUp(_ sender: String) -> CallerIdentity? {
-        if let known = cache[sender] { return known }
-        let credentials: [String: DBusValue]
-        do {
-            credentials = try connection.callBus("GetConnectionCredentials", [.string(sender)]).decode(0)
-        } catch {
-            return nil
+    /// The identity a lookup gives. A sender that left unidentified is a
+    /// host process of the user unless a sandboxed app other than `app`
+    /// was active lately (``SandboxActivity``; with no app, it never is);
+    /// a shortage of resources is an error of its own, never `NotPermitted`.
+    private func identity(_ lookup: CallerLookup, actingFor app: AppID?) throws(NotifydError) -> CallerIdentity {
+        switch lookup {
+        case .identified(let identity):
+            return identity
+        case .departed(let why):
+            let now = Microseconds(EventLoop.now() / 1_000)
+            if let app, sandboxes.suspicion(ofDepartedSenderActingFor: app, at: now) == nil {
+                return CallerIdentity(userID: daemonUserID, processID: nil, sandbox: .host, departure: why)
+            }
+            let suspicion = app.flatMap { sandboxes.suspicion(ofDepartedSenderActingFor: $0, at: now) }
+            let reason = suspicion.map { "\(why); \($0)" } ?? why
+            return CallerIdentity(userID: daemonUserID, processID: nil, sandbox: .unknown, departure: reason)
+        case .unavailable(let why):
+            throw NotifydError(
+                .resourcesExhausted, "notifyd could not identify the caller for want of resources (\(why)); try again")
         }
-        guard case .uint32(let user)? = credentials["UnixUserID"] else { return nil }
-        var processID: UInt32?
-        if case .uint32(let pid)? = credentials["ProcessID"] { processID = pid }
-        let identity = ProcessFacts.identity(userID: user, processID: processID)
-        if cache.count >= Self.cacheLimit { cache.removeAll() }
-        cache[sender] = identity
-        return identity
+    }
+
+    private func noteSandbox(_ identity: CallerIdentity) {
+        guard case .flatpak(let app) = identity.sandbox else { return }
+        sandboxes.noteSandboxed(app, at: Microseconds(EventLoop.now() / 1_000))
     }
 }
 
-/// Facts about a process read from /proc, without following it into
-/// another process's files by a reused path.
-enum ProcessFacts {
-    static func identity(userID: UInt32, processID: UInt32?) -> CallerIdentity {
-        guard let processID else { return CallerIdentity(userID: userID, processID: nil, sandbox: .unknown) }
-        // Open the process's root first: if /proc/PID is gone, "no
-        // .flatpak-info" must not be mistaken for "not sandboxed".
-        let root = open("/proc/\(processID)/root", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard root >= 0 else { return CallerIdentity(userID: userID, processID: processID, sandbox: .unknown) }
-        defer { close(root) }
-        let sandbox: CallerSandbox
-        switch readFile(at: root, ".flatpak-info") {
-        case .text(let text): sandbox = CallerSandbox(flatpakInfo: text)
-        case .missing: sandbox = .host
-        case .unreadable: sandbox = .unknown
-        }
-        let cgroup: String?
-        if case .text(let text) = readFile(at: AT_FDCWD, "/proc/\(processID)/cgroup") { cgroup = text } else { cgroup = nil }
-        return CallerIdentity(
-            userID: userID, processID: processID, sandbox: sandbox,
-            scopeApp: cgroup.flatMap(SystemdScope.appID(fromCgroup:)).flatMap { try? AppID($0) })
-    }
+/// Lets the identifier's answers reach the check without keeping it alive.
+private final class WeakCallerCheck {
+    weak var check: CallerCheck?
+}
 
-    enum FileRead { case text(String), missing, unreadable }
+/// The last names seen leaving, a bounded ring.
+struct RecentNames {
+    private var names: [String] = []
+    private var members: Set<String> = []
+    private var next = 0
+    let capacity: Int
 
-    /// Reads a small file (at most 64 KB) relative to a directory.
-    static func readFile(at directory: Int32, _ path: String) -> FileRead {
-        let fd = openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return errno == ENOENT ? .missing : .unreadable }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65_536 {
-            let count = read(fd, &buffer, buffer.count)
-            guard count > 0 else { break }
-            bytes.append(contentsOf: buffer[0..<count])
+    init(capacity: Int) { self.capacity = capacity }
+
+    func contains(_ name: String) -> Bool { members.contains(name) }
+
+    mutating func insert(_ name: String) {
+        guard members.insert(name).inserted else { return }
+        if names.count < capacity {
+            names.append(name)
+        } else {
+            members.remove(names[next])
+            names[next] = name
+            next = (next + 1) % capacity
         }
-        return .text(String(decoding: bytes, as: UTF8.self))
     }
 }

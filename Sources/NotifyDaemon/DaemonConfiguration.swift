@@ -7,11 +7,23 @@ public struct DaemonConfiguration: Sendable {
     public var stateDirectory: String
     /// The bus to serve on.
     public var bus: DBusConnection.Bus
+    /// How many apps docks are shown at once, each from a bus connection
+    /// of its own (`--launcher-entries`).
+    public var launcherEntryLimit: Int
 
-    public init(stateDirectory: String, bus: DBusConnection.Bus = .session) {
+    public init(
+        stateDirectory: String, bus: DBusConnection.Bus = .session,
+        launcherEntryLimit: Int = DaemonConfiguration.defaultLauncherEntryLimit
+    ) {
         self.stateDirectory = stateDirectory
         self.bus = bus
+        self.launcherEntryLimit = launcherEntryLimit
     }
+
+    /// Apps shown on docks at once unless `--launcher-entries` says otherwise.
+    public static let defaultLauncherEntryLimit = 64
+    /// What `--launcher-entries` accepts.
+    public static let launcherEntryLimitRange = 1...1024
 
     /// The state directory SPEC names: `--state-dir`, else
     /// `$NOTIFYD_STATE_DIR`, else `$XDG_STATE_HOME/notifyd`, else

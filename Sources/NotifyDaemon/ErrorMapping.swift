@@ -4,11 +4,13 @@ import NotifyStore
 
 extension NotifydError: DBusErrorConvertible {
     /// `org.notifyd.Notifyd1.Error.<Code>`; malformed values use the
-    /// standard `InvalidArgs` and storage failures the standard `IOError`.
+    /// standard `InvalidArgs`, storage failures the standard `IOError` and
+    /// a shortage of resources the standard `LimitsExceeded`.
     public var dbusErrorName: String {
         switch code {
         case .invalidArgs: DBusError.Name.invalidArgs
         case .storageFailed: DBusError.Name.ioError
+        case .resourcesExhausted: DBusError.Name.limitsExceeded
         default: NotifydNames.errorPrefix + code.name
         }
     }

@@ -40,17 +40,4 @@ final class SignalEmitter {
             connection.logger.error("cannot emit \(interface).\(member): \(error)")
         }
     }
-
-    /// Emits a signal whose last argument is copied as it is from a
-    /// received message (argument `index` of `source`).
-    func emit(_ interface: String, _ member: String, _ arguments: [DBusValue], appending index: Int, of source: DBusMessage) {
-        guard let connection else { return }
-        do {
-            let signal = try DBusMessage.signal(path: path, interface: interface, member: member, arguments: arguments)
-            try signal.appendArgument(index, of: source)
-            try connection.send(signal)
-        } catch {
-            connection.logger.error("cannot emit \(interface).\(member): \(error)")
-        }
-    }
 }

@@ -34,6 +34,9 @@ public final class Notifyd {
     public init(configuration: DaemonConfiguration, logger: Logger) throws(StartupError) {
         self.configuration = configuration
         self.logger = logger
+        if let limits = DescriptorLimit.raiseToHardLimit(), limits.after != limits.before {
+            logger.debug("raised the descriptor limit from \(limits.before) to \(limits.after)")
+        }
         do {
             loop = try EventLoop()
         } catch {
@@ -54,7 +57,8 @@ public final class Notifyd {
         if case .address(let address) = configuration.bus {
             setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)  // libnotify's own connection goes to the same bus
         }
-        launcher = LauncherEntryPublisher(bus: configuration.bus, loop: loop, logger: logger)
+        launcher = LauncherEntryPublisher(
+            bus: configuration.bus, loop: loop, logger: logger, connectionLimit: configuration.launcherEntryLimit)
         serverMonitor = NotificationServerMonitor(connection: connection, logger: logger)
         let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
         let sink = DesktopEventSink()
@@ -64,7 +68,11 @@ public final class Notifyd {
             desktop: desktop, sounds: SoundPlayer(logger: logger), server: serverMonitor, emitter: emitter,
             loop: loop, clock: clock, logger: logger)
         sink.dispatcher = dispatcher
-        callers = CallerCheck(connection: connection, logger: logger)
+        do {
+            callers = try CallerCheck(bus: configuration.bus, loop: loop, logger: logger)
+        } catch {
+            throw StartupError("cannot start identifying bus connections: \(error.message)")
+        }
         let badges = BadgeService(state: state, emitter: emitter, launcher: launcher, callers: callers)
         sessions = SessionService(
             state: state, emitter: emitter, badges: badges, launcher: launcher, notifications: dispatcher,
@@ -73,12 +81,12 @@ public final class Notifyd {
         let daemon = DaemonService(state: state, server: serverMonitor)
         services = [badges, daemon]
         deadlines = DeadlineTimer(loop: loop, clock: clock) {}
+        let interfaces = [
+            BadgeService.interface(badges), AppService.interface(apps), SessionService.interface(sessions),
+            DaemonService.interface(daemon),
+        ]
         object = DBusObject(
-            path: NotifydNames.objectPath,
-            interfaces: [
-                BadgeService.interface(badges), AppService.interface(apps), SessionService.interface(sessions),
-                DaemonService.interface(daemon),
-            ])
+            path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) })
         // Property reads (PendingHandlers) wait for the batch in progress, as replies do.
         object.answerPropertyRead = { [state] call, values in state.respond(call, values) }
         try start()
@@ -94,7 +102,7 @@ public final class Notifyd {
             try connection.export(object)
             try connection.subscribe(
                 DBusMatchRule(interface: NotifydNames.workerInterface, member: "EventsForBackgroundSession")
-            ) { [weak self] message in self?.sessions.workerSignal(message) }
+            ) { [weak self] message in self?.workerSignal(message) }
             // Every name that leaves the bus: its app states end, its identity is forgotten.
             try connection.subscribe(
                 DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
@@ -111,14 +119,32 @@ public final class Notifyd {
         }
         try requestName()
         for (app, count) in state.current.badges.nonZero { launcher.setCount(count, for: app) }
-        // Handlers whose deadline passed while notifyd was down are invoked now.
+        // Handlers whose deadline passed while notifyd was down are invoked
+        // now, a thousand per turn of the loop (calls are answered in between):
+        // the ready line counts them apart from those left pending.
+        let overdue = state.current.sessions.dueCount(at: clock.now())
+        let pending = state.current.sessions.pendingCount - overdue
         expireDueHandlers()
         logger.info(
             "notifyd \(NotifydNames.version) ready as \(NotifydNames.busName)",
             metadata: [
                 "state": "\(state.directory)", "unique-name": "\(connection.uniqueName ?? "?")",
-                "pending-handlers": "\(state.current.sessions.pendingCount)",
+                "pending-handlers": "\(pending)", "expired-at-start": "\(overdue)",
             ])
+    }
+
+    /// A worker signal runs once its sender is identified (at once when it
+    /// is known), in the order received.
+    private func workerSignal(_ message: DBusMessage) {
+        let admitted = callers.whenIdentified(message.sender ?? "") { [sessions] lookup in
+            sessions.workerSignal(message, sender: lookup)
+        }
+        if !admitted {
+            sessions.refuse(
+                message,
+                because: NotifydError(
+                    .resourcesExhausted, "\(CallerCheck.waitingLimit) messages wait for their senders to be identified"))
+        }
     }
 
     private func nameOwnerChanged(_ message: DBusMessage) {
@@ -126,9 +152,10 @@ public final class Notifyd {
             case .string(let name) = arguments[0], case .string(let oldOwner) = arguments[1],
             case .string(let newOwner) = arguments[2], name.hasPrefix(":"), !oldOwner.isEmpty, newOwner.isEmpty
         else { return }
-        callers.forget(name)
-        apps.ownerLeft(name)
-        sessions.callerLeft(name)
+        callers.forget(name) { [apps, sessions] in
+            apps.ownerLeft(name)
+            sessions.callerLeft(name)
+        }
     }
 
     private func expireDueHandlers() {
@@ -165,6 +192,7 @@ public final class Notifyd {
     /// Runs until SIGTERM, SIGINT, SIGHUP or the loss of the bus; returns the exit status.
     public func run() -> Int32 {
         loop.run()
+        callers.stop()
         state.commit()
         if connection.isConnected { connection.flush() }
         desktop.shutDown()

@@ -40,29 +40,39 @@ final class SessionService {
     // MARK: Reports
 
     func handleEvents(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let report = try EventDecoding.report(call.message, arguments: call.arguments)
+        let report = try EventDecoding.report(arguments: call.arguments)
         try callers?.authorize(call, for: report.app)
         let handler = try record(report)
         return state.respond(call, [.uint64(handler?.id ?? 0)])
     }
 
     /// The worker signal: the same as the method, with nobody to answer.
-    func workerSignal(_ message: DBusMessage) {
-        let sender = message.sender ?? "?"
+    /// `sender` is what notifyd learnt of the sender before running this.
+    func workerSignal(_ message: DBusMessage, sender lookup: CallerLookup) {
         do {
             guard message.signature == "ssa{sv}" else {
                 throw NotifydError(.invalidArgs, "signature '\(message.signature)', expected 'ssa{sv}'")
             }
-            let report = try EventDecoding.report(message, arguments: message.arguments())
-            if let refusal = callers?.refusal(ofSignalFrom: sender, for: report.app) { throw refusal }
+            let report = try EventDecoding.report(arguments: message.arguments())
+            if let refusal = callers?.refusal(ofSignal: lookup, for: report.app) { throw refusal }
             _ = try record(report)
         } catch {
-            // A flood of bad signals must not flood the journal.
-            if let count = refusals.shouldLog(sender) {
-                let repeated = count > 1 ? " (\(count) refused from it so far)" : ""
-                logger.warning("refused a worker event from \(sender): \(error)\(repeated)")
-            }
+            refuse(message, because: error)
         }
+    }
+
+    /// Logs a worker signal that was not recorded, naming its sender,
+    /// session and app; a flood of them must not flood the journal.
+    func refuse(_ message: DBusMessage, because error: any Error) {
+        let sender = message.sender ?? "?"
+        guard let count = refusals.shouldLog(sender) else { return }
+        let arguments = (try? message.arguments()) ?? []
+        var about = ""
+        if case .string(let session)? = arguments.first, case .string(let app)? = arguments.dropFirst().first {
+            about = " for session '\(AppID.printable(session))' of \(AppID.printable(app))"
+        }
+        let repeated = count > 1 ? " (\(count) refused from it so far)" : ""
+        logger.warning("refused a worker signal from \(sender)\(about): \(error)\(repeated)")
     }
 
     private func record(_ report: WorkerReport) throws(NotifydError) -> CompletionHandler? {
@@ -76,8 +86,7 @@ final class SessionService {
         state.afterCommit { [self] in
             emitter.emit(
                 NotifydNames.sessionsInterface, "HandleEventsForBackgroundSession",
-                [.string(report.session.rawValue), .string(report.app.rawValue), .uint64(handlerID)],
-                appending: 2, of: report.message)
+                [.string(report.session.rawValue), .string(report.app.rawValue), .uint64(handlerID), report.echo])
             if report.event.kind == .progress || recorded.session.bytesExpected != nil {
                 launcher?.setProgress(state.current.sessions.progress(of: report.app), for: report.app)
             }
@@ -175,25 +184,14 @@ final class SessionService {
         for call in calls { call.reply([.string(result)]) }
     }
 
+    /// The rows are taken now, then sorted and written into the reply a
+    /// piece per turn of the loop (``SessionListing``): 100,000 sessions
+    /// never hold the loop for long, and no ``DBusValue`` tree is built.
     func listSessions(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let book = state.current.sessions
-        let visibility = callers?.visibility(for: call) ?? .everyApp
-        let visible = book.allSessions.filter { visibility.shows($0.app) }
-        let rows: [DBusValue] = visible.map { session in
-            var details: [String: DBusValue] = [
-                "events": .uint32(session.events), "last-event": .int64(session.lastEvent),
-                "in-progress": .boolean(session.inProgress),
-            ]
-            if let progress = session.progress { details["progress"] = .double(progress) }
-            if let written = session.bytesWritten { details["bytes-written"] = .uint64(written) }
-            if let expected = session.bytesExpected { details["bytes-expected"] = .uint64(expected) }
-            if let result = session.lastResult { details["last-result"] = .string(result.rawValue) }
-            return .structure([
-                .string(session.id.rawValue), .string(session.app.rawValue),
-                .uint32(UInt32(book.pendingCount(of: session.id))), .vardict(details),
-            ])
-        }
-        return state.respond(call, [.array(element: Self.sessionRowType, rows)])
+        let visibility = try callers?.visibility(for: call) ?? .everyApp
+        let rows = state.current.sessions.listingRows { visibility.shows($0) }
+        SessionListing(call: call, rows: rows, logger: logger).start(after: state)
+        return .deferred
     }
 
     static var sessionRowType: DBusType { .structure([.string, .string, .uint32, .dictionary(key: .string, value: .variant)]) }

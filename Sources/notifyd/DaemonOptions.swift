@@ -1,4 +1,5 @@
 import Glibc
+import NotifyDaemon
 
 /// notifyd's command line: a handful of options, parsed by hand.
 ///
@@ -12,6 +13,7 @@ struct DaemonOptions: Equatable {
     var address: String?
     var verbose = false
     var quiet = false
+    var launcherEntries: Int?
     var action = Action.serve
 
     enum Action: Equatable { case serve, help, version, printIntrospection, printWorkerIntrospection }
@@ -22,7 +24,7 @@ struct DaemonOptions: Equatable {
     }
 
     static let help = """
-        USAGE: notifyd [--state-dir <dir>] [--address <address>] [--verbose | --quiet]
+        USAGE: notifyd [--state-dir <dir>] [--address <address>] [--launcher-entries <n>] [--verbose | --quiet]
 
         Background completion, notifications and badges for the Linux desktop, on the session bus.
 
@@ -35,6 +37,9 @@ struct DaemonOptions: Equatable {
         OPTIONS:
           --state-dir <dir>            Keep state in this directory.
           --address <address>          Serve the bus at this address instead of the session bus.
+          --launcher-entries <n>       Show at most n apps' badges on docks at once, those changed most
+                                       recently, each from a bus connection of its own (1 to 1024;
+                                       default: 64).
           -v, --verbose                Log debug messages too.
           -q, --quiet                  Log only warnings and errors.
           --print-introspection        Print the introspection XML of notifyd's interfaces and exit.
@@ -68,6 +73,13 @@ struct DaemonOptions: Equatable {
                 if let inlineValue { options.stateDirectory = inlineValue } else { options.stateDirectory = try value(of: name) }
             case "--address":
                 if let inlineValue { options.address = inlineValue } else { options.address = try value(of: name) }
+            case "--launcher-entries":
+                let text: String
+                if let inlineValue { text = inlineValue } else { text = try value(of: name) }
+                guard let count = Int(text), DaemonConfiguration.launcherEntryLimitRange.contains(count) else {
+                    throw UsageError(message: "--launcher-entries takes a number from 1 to 1024, not '\(text)'.")
+                }
+                options.launcherEntries = count
             case "-v", "--verbose": options.verbose = true
             case "-q", "--quiet": options.quiet = true
             case "-h", "--help": options.action = .help
@@ -76,7 +88,7 @@ struct DaemonOptions: Equatable {
             case "--print-worker-introspection": options.action = .printWorkerIntrospection
             default: throw UsageError(message: "Unknown option '\(argument)'.")
             }
-            if inlineValue != nil && name != "--state-dir" && name != "--address" {
+            if inlineValue != nil && !["--state-dir", "--address", "--launcher-entries"].contains(name) {
                 throw UsageError(message: "\(name) takes no value.")
             }
             index += 1

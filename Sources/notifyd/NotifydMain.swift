@@ -13,7 +13,7 @@ enum NotifydMain {
             options = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
         } catch {
             let text = "notifyd: \(error.message)\nUsage: notifyd [--state-dir <dir>] [--address <address>] "
-                + "[--verbose | --quiet]\nSee 'notifyd --help'.\n"
+                + "[--launcher-entries <n>] [--verbose | --quiet]\nSee 'notifyd --help'.\n"
             _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
             exit(2)
         }
@@ -36,7 +36,8 @@ enum NotifydMain {
         let logger = Logger(label: "notifyd")
         let configuration = DaemonConfiguration(
             stateDirectory: DaemonConfiguration.defaultStateDirectory(override: options.stateDirectory),
-            bus: options.address.map { .address($0) } ?? .session)
+            bus: options.address.map { .address($0) } ?? .session,
+            launcherEntryLimit: options.launcherEntries ?? DaemonConfiguration.defaultLauncherEntryLimit)
         do {
             return try Notifyd(configuration: configuration, logger: logger).run()
         } catch {
