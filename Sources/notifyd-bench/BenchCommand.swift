@@ -18,7 +18,9 @@ struct BenchCommand: ParsableCommand {
             last, a burst of worker events: the rate notifyd stores them durably against a bare libdbus \
             receiver on a second bus (target: at least 0.50x), none lost, the badge they add up to, the \
             popups a counting notification server gets (target: at most 50) and the memory per pending \
-            handler (target: under 2048 bytes). Everything it started is stopped and removed at the end.
+            handler (target: under 2048 bytes); and ListSessions with 100,000 sessions on a notifyd of its own: the \
+            longest another call waits meanwhile (target: under 100 ms) and notifyd's resident memory after the \
+            replies against before (target: at most 1.10x). Everything it started is stopped and removed at the end.
 
             The exit status is 0 when everything could be measured, even if a target was missed; \
             1 when something could not run.
@@ -52,6 +54,8 @@ struct BenchCommand: ParsableCommand {
         case coldStart = "cold-start"
         /// A burst of worker events against a bare receiver; memory per pending handler; popups.
         case events
+        /// ListSessions with many sessions: the longest wait of another call, memory before and after.
+        case listSessions = "list-sessions"
     }
 
     @Option(help: ArgumentHelp("GetBadge calls and Ping calls to time (each).", valueName: "n"))
@@ -78,6 +82,12 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Worker events to send in one burst (at most 10000, notifyd's limit per app).", valueName: "n"))
     var events = 10_000
 
+    @Option(help: ArgumentHelp("Sessions (one pending handler each) of the list-sessions section.", valueName: "n"))
+    var listSessions = 100_000
+
+    @Option(help: ArgumentHelp("ListSessions calls of the list-sessions section.", valueName: "n"))
+    var listCalls = 3
+
     @Option(
         help: ArgumentHelp(
             "Where notifyd and notifyctl are (default: the directory of this executable).", valueName: "dir"))
@@ -100,6 +110,10 @@ struct BenchCommand: ParsableCommand {
         guard (1...100_000).contains(loadCalls) else { throw ValidationError("--load-calls must be between 1 and 100000.") }
         guard (1...1_000).contains(coldStarts) else { throw ValidationError("--cold-starts must be between 1 and 1000.") }
         guard (1...10_000).contains(events) else { throw ValidationError("--events must be between 1 and 10000.") }
+        guard (1...100_000).contains(listSessions) else {
+            throw ValidationError("--list-sessions must be between 1 and 100000 (notifyd's limit of pending handlers).")
+        }
+        guard (1...100).contains(listCalls) else { throw ValidationError("--list-calls must be between 1 and 100.") }
     }
 
     func run() throws {
@@ -109,7 +123,7 @@ struct BenchCommand: ParsableCommand {
                 sections: Set(Section.allCases).subtracting(skip),
                 calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
                 loadClients: loadClients, loadCalls: loadCalls, coldStarts: coldStarts, events: events,
-                keepScratch: keepScratch)
+                listSessions: listSessions, listCalls: listCalls, keepScratch: keepScratch)
             let report = try run.execute()
             print(json ? report.json() : report.table(), terminator: "")
         } catch {

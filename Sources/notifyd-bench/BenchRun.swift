@@ -3,12 +3,12 @@ import Glibc
 
 /// One run of the benchmark: sets up the bus and notifyd, measures the
 /// chosen sections in order (calls, clients, idle, memory, load,
-/// cold-start, events), tears down.
+/// cold-start, list-sessions, events), tears down.
 ///
 /// Events come last: the burst leaves 10,000 pending handlers whose
-/// deadlines (30 s) all pass later, which would wake an idle daemon. Load
-/// and cold start run on buses and notifyds of their own (started and
-/// stopped by their sections) while this one idles.
+/// deadlines (30 s) all pass later, which would wake an idle daemon. Load,
+/// cold start and list-sessions run on buses and notifyds of their own
+/// (started and stopped by their sections) while this one idles.
 struct BenchRun {
     let programs: BenchPrograms
     let sections: Set<BenchCommand.Section>
@@ -20,6 +20,8 @@ struct BenchRun {
     let loadCalls: Int
     let coldStarts: Int
     let events: Int
+    let listSessions: Int
+    let listCalls: Int
     let keepScratch: Bool
 
     /// The app whose badge every client reads, and its badge.
@@ -40,6 +42,9 @@ struct BenchRun {
         }
         if sections.contains(.coldStart) { report.settings.append(("cold starts", Double(coldStarts))) }
         if sections.contains(.events) { report.settings.append(("events", Double(events))) }
+        if sections.contains(.listSessions) {
+            report.settings += [("list sessions", Double(listSessions)), ("list calls", Double(listCalls))]
+        }
         report.programs = programs.list
 
         let scratch = try ScratchDirectory()
@@ -134,6 +139,12 @@ struct BenchRun {
                     overriding: [:], removing: ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS", "DBUS_STARTER_BUS_TYPE"]),
                 runs: coldStarts)
             report.addColdStart(try coldStart.run())
+        }
+        if sections.contains(.listSessions) {
+            Progress.say("storing \(listSessions) sessions on a notifyd of their own, then \(listCalls) ListSessions calls")
+            let listing = ListSessionsBenchmark(
+                programs: programs, scratch: scratch, sessions: listSessions, calls: listCalls)
+            report.addListSessions(try listing.run())
         }
         if let server {
             guard let receiver = programs.bench else { throw BenchFailure("cannot tell where this executable is.") }

@@ -56,7 +56,20 @@ import TestSupport
         try fixture.badges("SetBadge", [.string("org.example.Mail"), .uint32(3)])
         try fixture.badges("SetBadge", [.string("firefox"), .uint32(1)])
         try fixture.badges("SetBadge", [.string("org.example.Mail"), .uint32(4)])
-        let updates = try #require(recorder.wait { $0.member == "Update" && $0.arguments.first == .string("application://org.example.Mail.desktop") && $0.arguments.last == .vardictValue(count: 4) }).filter { $0.member == "Update" }
+        // Each app's connection opens on its own, so only each app's own
+        // updates keep their order.
+        var sawMail4 = false
+        var sawFirefox = false
+        let updates = try #require(recorder.wait { signal in
+            guard signal.member == "Update" else { return false }
+            if signal.arguments.first == .string("application://org.example.Mail.desktop"),
+                signal.arguments.last == .vardictValue(count: 4)
+            {
+                sawMail4 = true
+            }
+            if signal.arguments.first == .string("application://firefox.desktop") { sawFirefox = true }
+            return sawMail4 && sawFirefox
+        }).filter { $0.member == "Update" }
         #expect(updates.count == 3)
         for update in updates { #expect(update.signature == "sa{sv}") }
         let mail = updates.filter { $0.arguments[0] == .string("application://org.example.Mail.desktop") }

@@ -15,9 +15,13 @@ final class Fixture: @unchecked Sendable {
     static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
     static let errorPrefix = "org.notifyd.Notifyd1.Error."
 
-    init(extraEnvironment: [String: String] = [:], allowOtherUsers: Bool = false) throws {
+    init(
+        extraEnvironment: [String: String] = [:], allowOtherUsers: Bool = false, arguments: [String] = [],
+        commandPrefix: [String] = []
+    ) throws {
         bus = try TestBus(allowOtherUsers: allowOtherUsers)
-        daemon = try DaemonProcess(bus: bus, extraEnvironment: extraEnvironment)
+        daemon = try DaemonProcess(
+            bus: bus, arguments: arguments, extraEnvironment: extraEnvironment, commandPrefix: commandPrefix)
         client = try DBusConnection.connect(to: .address(bus.address))
     }
 

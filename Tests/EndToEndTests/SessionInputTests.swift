@@ -37,10 +37,13 @@ import TestSupport
             [.string("bad"), .string("org.example.App"), .vardict(["kind": .string("exploded")])])
         try worker.emitSignal(
             path: "/w", interface: Fixture.worker, member: "EventsForBackgroundSession", [.string("wrong signature")])
-        worker.flush()
-        try fixture.event("marker", app: "org.example.App")  // handled after the signals
+        // A call from the same connection is handled after its signals (a
+        // new connection's messages wait, in order, for it to be identified).
+        _ = try worker.call(
+            destination: Fixture.busName, path: Fixture.path, interface: Fixture.badges, member: "GetBadge",
+            [.string("org.example.App")])
         let log = fixture.daemon.log
-        #expect(log.contains("refused a worker event from \(worker.uniqueName ?? "?")"))
+        #expect(log.contains("refused a worker signal from \(worker.uniqueName ?? "?")"))
         #expect(log.contains("exploded"))
         #expect(log.contains("signature 's'"))
         #expect(try fixture.sessions()["bad"] == nil)

@@ -9,13 +9,17 @@ public final class DaemonProcess: @unchecked Sendable {
     private var logURL: URL
     /// More environment for the daemon (e.g. XDG_DATA_DIRS with test desktop files).
     public var extraEnvironment: [String: String]
+    /// A command notifyd runs under, e.g. `prlimit --nofile=256:256 --`.
+    public var commandPrefix: [String]
 
     /// Starts notifyd and waits until it owns its bus name.
     public init(
-        bus: TestBus, stateDirectory: URL? = nil, arguments: [String] = [], extraEnvironment: [String: String] = [:]
+        bus: TestBus, stateDirectory: URL? = nil, arguments: [String] = [], extraEnvironment: [String: String] = [:],
+        commandPrefix: [String] = []
     ) throws {
         self.bus = bus
         self.extraEnvironment = extraEnvironment
+        self.commandPrefix = commandPrefix
         self.stateDirectory = stateDirectory ?? bus.directory.appendingPathComponent("state")
         logURL = bus.directory.appendingPathComponent("notifyd.log")
         try start(arguments: arguments)
@@ -41,8 +45,9 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Starts the daemon (again) and waits for its name.
     public func start(arguments: [String] = []) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Executables.notifyd)
-        process.arguments = ["--state-dir", stateDirectory.path, "--verbose"] + arguments
+        let command = commandPrefix + [Executables.notifyd, "--state-dir", stateDirectory.path, "--verbose"] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.environment = childEnvironment(environment)
         if !FileManager.default.fileExists(atPath: logURL.path) {
             _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)

@@ -19,7 +19,15 @@ public enum SandboxedClient {
     public static func run(
         appID: String, _ executable: String, _ arguments: [String], environment: [String: String], scratch: URL
     ) throws -> ProcessResult {
-        let root = scratch.appendingPathComponent("sandbox-root").path
+        try runProcess(
+            "/usr/bin/unshare", command(appID: appID, executable, arguments, scratch: scratch), environment: environment)
+    }
+
+    /// The `unshare` arguments that run `executable arguments` in a mount
+    /// namespace whose root (a tmpfs under `scratch`, with the host's system
+    /// directories bound in) holds a `.flatpak-info` naming `appID`.
+    public static func command(appID: String, _ executable: String, _ arguments: [String], scratch: URL) -> [String] {
+        let root = scratch.appendingPathComponent("sandbox-root-\(appID)").path
         let info = "[Application]\nname=\(appID)\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\n"
         // Host directories the program needs, bound at the same paths.
         let executableDirectory = URL(fileURLWithPath: executable).deletingLastPathComponent().path
@@ -32,8 +40,48 @@ public enum SandboxedClient {
         script += "mkdir -p '\(root)/proc'\nmount -t proc proc '\(root)/proc'\n"
         script += "printf '%s' '\(info)' > '\(root)/.flatpak-info'\n"
         script += "exec chroot '\(root)' \"$@\"\n"
-        return try runProcess(
-            "/usr/bin/unshare", ["--mount", "--", "/bin/sh", "-c", script, "sandboxed", executable] + arguments,
-            environment: environment)
+        return ["--mount", "--", "/bin/sh", "-c", script, "sandboxed", executable] + arguments
+    }
+}
+
+/// What a Flatpak app's bus really is: `xdg-dbus-proxy --filter`, run in
+/// the app's sandbox (a root with `.flatpak-info`), relaying the app's
+/// connections to the bus one upstream connection each. The bus then
+/// reports the proxy's process for every connection of the app, as it
+/// does under Flatpak.
+public final class SandboxedBusProxy: @unchecked Sendable {
+    /// Where the app connects, as `DBUS_SESSION_BUS_ADDRESS`.
+    public let address: String
+    private let process: SpawnedProcess
+
+    /// Why it cannot run here, or nil when it can.
+    public static var unavailableReason: String? {
+        if let reason = SandboxedClient.unavailableReason { return reason }
+        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/xdg-dbus-proxy") {
+            return "xdg-dbus-proxy is missing (apt-get install xdg-dbus-proxy)"
+        }
+        return nil
+    }
+
+    /// Starts the proxy of `appID` in front of `bus` and waits for its
+    /// socket; `talk` names the bus names the app may call (`--talk`).
+    public init(appID: String, bus: TestBus, talk: [String] = []) throws {
+        let socket = bus.directory.appendingPathComponent("proxy-\(appID).sock").path
+        process = try SpawnedProcess(
+            "/usr/bin/unshare",
+            SandboxedClient.command(
+                appID: appID, "/usr/bin/xdg-dbus-proxy", [bus.address, socket, "--filter"] + talk.map { "--talk=\($0)" },
+                scratch: bus.directory),
+            environment: ProcessInfo.processInfo.environment)
+        address = "unix:path=\(socket)"
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard Date() < deadline, process.isRunning else { throw TestFailure("xdg-dbus-proxy did not start") }
+            usleep(10_000)
+        }
+    }
+
+    deinit {
+        process.kill(SIGKILL)
     }
 }
