@@ -4,7 +4,7 @@
 
 NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev pkg-config)
 NOTIFYD_RUN_PACKAGES=(dbus-daemon dbus-bin libnotify-bin)
-NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info)
+NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info python3-dbus xdg-dbus-proxy)
 
 notifyd_install_missing() {
     local missing=() package
