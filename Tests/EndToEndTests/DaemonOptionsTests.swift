@@ -15,9 +15,12 @@ import TestSupport
         #expect(try DaemonOptions.parse(["--version"]).action == .version)
         #expect(try DaemonOptions.parse(["--print-introspection"]).action == .printIntrospection)
         #expect(try DaemonOptions.parse(["--print-worker-introspection"]).action == .printWorkerIntrospection)
+        #expect(try DaemonOptions.parse(["--launcher-entries", "8"]).launcherEntries == 8)
+        #expect(try DaemonOptions.parse(["--launcher-entries=1024"]).launcherEntries == 1024)
     }
 
-    @Test(arguments: [["--bogus"], ["--state-dir"], ["--state-dir", "--verbose"], ["-v", "-q"], ["--verbose=yes"], ["--state-dir="], ["extra"]])
+    @Test(arguments: [["--bogus"], ["--state-dir"], ["--state-dir", "--verbose"], ["-v", "-q"], ["--verbose=yes"], ["--state-dir="], ["extra"],
+        ["--launcher-entries", "0"], ["--launcher-entries=1025"], ["--launcher-entries", "many"], ["--launcher-entries"]])
     func refusesBadUsage(_ arguments: [String]) {
         #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(arguments) }
     }
