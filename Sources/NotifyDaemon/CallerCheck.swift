@@ -47,6 +47,8 @@ final class CallerCheck {
         identifier = nil
     }
 
+    deinit { identifier?.stop() }
+
     // MARK: Admission
 
     /// Runs `body` with what is known of `sender`: at once when it is

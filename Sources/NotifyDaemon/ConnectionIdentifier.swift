@@ -31,7 +31,9 @@ final class ConnectionIdentifier: @unchecked Sendable {
     static let inFlightLimit = 4096
 
     private let thread: EventLoopThread
-    private let connection: DBusConnection
+    /// Set before the thread starts; after that used, and released, on
+    /// the thread only (its loop registrations must be removed there).
+    private var connection: DBusConnection?
     private let logger: Logger
     private let deliver: @Sendable (String, CallerLookup) -> Void
     private var inFlight: Set<String> = []
@@ -47,8 +49,15 @@ final class ConnectionIdentifier: @unchecked Sendable {
         thread.loop.execute { [self] in start() }
     }
 
-    /// Stops the thread; results not yet delivered are dropped.
+    /// Closes the connection on the thread, then stops the thread;
+    /// results not yet delivered are dropped. Not from the thread itself.
+    /// Idempotent; whoever owns this must call it (``CallerCheck`` does,
+    /// also when the daemon fails to start).
     func stop() {
+        thread.loop.execute { [self] in
+            connection?.close()
+            connection = nil
+        }
         thread.stop()
     }
 
@@ -61,11 +70,12 @@ final class ConnectionIdentifier: @unchecked Sendable {
     // MARK: On the thread
 
     private func start() {
+        guard let connection else { return }
         do {
             try connection.attach(to: thread.loop)
             try connection.subscribe(
                 DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
-            ) { [self] message in nameAppeared(message) }
+            ) { [weak self] message in self?.nameAppeared(message) }
         } catch {
             logger.error("cannot follow new bus connections; each is identified when it first calls: \(error)")
         }
@@ -80,6 +90,7 @@ final class ConnectionIdentifier: @unchecked Sendable {
     }
 
     private func lookUp(_ name: String) {
+        guard let connection else { return }
         guard !inFlight.contains(name) else { return }
         guard inFlight.count < Self.inFlightLimit else {
             deliver(name, .unavailable("\(Self.inFlightLimit) bus connections are being identified at once"))
