@@ -102,6 +102,16 @@ public final class EventLoop: @unchecked Sendable {
         soon.append(work)
     }
 
+    /// Drops work posted but not run, once the loop has stopped and no
+    /// other thread posts any more (shutdown). Posted work often holds the
+    /// loop itself (``LoopBound``), so work left in the queue would keep
+    /// the loop, and all it holds, alive in a cycle.
+    public func discardPostedWork() {
+        assertInLoop()
+        inbox.withLock { $0.removeAll() }
+        soon.removeAll()
+    }
+
     /// Asks ``run()`` to return. Safe from any thread.
     public func stop() {
         stopRequested.store(true, ordering: .relaxed)

@@ -89,7 +89,14 @@ public final class Notifyd {
             path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) })
         // Property reads (PendingHandlers) wait for the batch in progress, as replies do.
         object.answerPropertyRead = { [state] call, values in state.respond(call, values) }
-        try start()
+        do {
+            try start()
+        } catch {
+            // As at the end of run(): nothing posted may keep the loop alive.
+            callers.stop()
+            loop.discardPostedWork()
+            throw error
+        }
     }
 
     private func start() throws(StartupError) {
@@ -196,6 +203,9 @@ public final class Notifyd {
         state.commit()
         if connection.isConnected { connection.flush() }
         desktop.shutDown()
+        // The other threads have ended: what they posted too late would
+        // keep the loop, and the state it holds, alive in a cycle.
+        loop.discardPostedWork()
         return exitStatus
     }
 
