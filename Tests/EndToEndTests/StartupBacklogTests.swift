@@ -43,10 +43,9 @@ import TestSupport
             rules: [DBusMatchRule(interface: "org.notifyd.Notifyd1.Sessions", member: "SessionCompleted")])
         let client = try FaultClient(address: bus.address)
         try daemon.start()
-        let started = Date()
-        _ = try client.badge("org.example.Other")
-        let firstReply = Date().timeIntervalSince(started)
-        #expect(firstReply < 2, "the first reply took \(firstReply) s")
+        // Answered while the backlog is worked off (how soon is the
+        // bench's to measure, not a timed test's: docs/RELIABILITY.md).
+        #expect(try client.badge("org.example.Other") == 0)
 
         let last = UInt64(Self.count)
         let signals = try #require(
