@@ -109,9 +109,6 @@ final class CallerCheck {
         afterWaiting[name, default: []].append(cleanUp)
     }
 
-    /// Number of messages waiting for their sender's identity.
-    var waitingMessages: Int { waitingCount }
-
     /// Whether `sender` is identified already (its messages run at once).
     func isKnown(_ sender: String) -> Bool { identities[sender] != nil }
 

@@ -52,15 +52,6 @@ public final class LauncherEntryPublisher {
         self.connectionLimit = max(1, connectionLimit)
     }
 
-    /// Number of per-app connections open or opening now.
-    public var openConnections: Int { slots.count }
-
-    /// The apps shown now (holding a connection), sorted.
-    public var shownApps: [AppID] { slots.keys.sorted() }
-
-    /// The unique bus name an app's entry is sent from, if it has one.
-    public func senderName(of app: AppID) -> String? { slots[app]?.uniqueName }
-
     /// Follows `com.canonical.Unity` on `connection` and re-sends every
     /// shown entry whenever a dock takes the name.
     public func followDocks(on connection: DBusConnection) throws(DBusError) {

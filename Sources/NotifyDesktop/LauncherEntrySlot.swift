@@ -27,9 +27,6 @@ final class LauncherEntrySlot {
         self.currentEntry = currentEntry
     }
 
-    /// The connection's unique name, once open.
-    var uniqueName: String? { connection?.uniqueName }
-
     /// Opens the connection without blocking; `completion` gets nil once it
     /// is open and registered, else the error (also when opening threw).
     func open(bus: DBusConnection.Bus, loop: EventLoop, completion: @escaping (DBusError?) -> Void) {
