@@ -3,46 +3,26 @@ import Foundation
 /// A real notification server for end-to-end tests: dunst on an Xvfb
 /// display of its own, serving `org.freedesktop.Notifications` on a test bus.
 public final class DunstSession: @unchecked Sendable {
-    private let xvfb: SpawnedProcess
+    private let screen: XvfbDisplay
     private let dunst: SpawnedProcess
-    public let display: String
+    public var display: String { screen.display }
     private let busAddress: String
 
     public init(busAddress: String, directory: URL) throws {
-        for tool in ["/usr/bin/Xvfb", "/usr/bin/dunst", "/usr/bin/dunstctl"] where !FileManager.default.fileExists(atPath: tool) {
-            throw TestFailure("\(tool) is missing: install xvfb and dunst (scripts/test does)")
+        for tool in ["/usr/bin/dunst", "/usr/bin/dunstctl"] where !FileManager.default.fileExists(atPath: tool) {
+            throw TestFailure("\(tool) is missing: install dunst (scripts/test does)")
         }
         self.busAddress = busAddress
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe failed") }
-        let log = open(directory.appendingPathComponent("xvfb.log").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        defer { close(log) }
-        xvfb = try SpawnedProcess(
-            "/usr/bin/Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "800x600x24"],
-            environment: ProcessInfo.processInfo.environment, stdoutFD: pipeFDs[1], stderrFD: log)
-        close(pipeFDs[1])
-        let output = FileHandle(fileDescriptor: pipeFDs[0], closeOnDealloc: true)
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = output.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let number = text.split(separator: "\n").first, Int(number) != nil else {
-            throw TestFailure("Xvfb did not report a display")
-        }
-        display = ":\(number)"
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = display
-        environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
+        screen = try XvfbDisplay(directory: directory, width: 800, height: 600)
         let dunstLog = open(directory.appendingPathComponent("dunst.log").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         defer { close(dunstLog) }
-        dunst = try SpawnedProcess("/usr/bin/dunst", [], environment: environment, stdoutFD: dunstLog, stderrFD: dunstLog)
+        dunst = try SpawnedProcess(
+            "/usr/bin/dunst", [], environment: screen.environment(busAddress: busAddress), stdoutFD: dunstLog,
+            stderrFD: dunstLog)
     }
 
     deinit {
         dunst.kill(SIGTERM)
-        xvfb.kill(SIGTERM)
     }
 
     /// Runs `dunstctl` on the test bus.
