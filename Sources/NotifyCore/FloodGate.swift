@@ -14,10 +14,12 @@ public struct MergedSummary: Sendable, Hashable {
     public var burst: UInt64
     /// Popups merged into it so far (the burst's events after the third).
     public var merged: Int
-    /// E.g. `12 downloads complete`.
+    /// E.g. `12 downloads complete`: every event of the burst, the three
+    /// shown on their own first included.
     public var summary: String
-    /// The titles of the newest merged events, newest first, at most
-    /// ``FloodGate/bodyLines`` lines, then `and K more` when some are left.
+    /// The titles of the burst's newest events, newest first, at most
+    /// ``FloodGate/bodyLines`` lines, then `and K more` for the rest of
+    /// the events the summary counts: the lines and K add up to its number.
     public var body: String
 
     /// A summary with every part given; ``FloodGate`` makes them.
@@ -67,11 +69,11 @@ public struct FloodGate: Sendable {
         if flood.burst == nil {
             flood.recent.removeAll { now - $0.at >= Self.window }
             guard flood.recent.count >= Self.popupsBeforeMerging else {
-                flood.recent.append(RecentPopup(at: now, kind: kind))
+                flood.recent.append(RecentPopup(at: now, kind: kind, title: title))
                 return .single
             }
             lastBurst += 1
-            flood.burst = Burst(id: lastBurst, singles: flood.recent.map(\.kind))
+            flood.burst = Burst(id: lastBurst, singles: flood.recent)
             flood.recent = []
         }
         flood.burst!.add(kind: kind, title: title)
@@ -99,6 +101,7 @@ private struct AppFlood {
 private struct RecentPopup {
     var at: Microseconds
     var kind: EventKind
+    var title: String?
 }
 
 private struct Burst {
@@ -107,23 +110,28 @@ private struct Burst {
     var events: Int
     var merged = 0
     var kinds: Set<EventKind>
-    /// Titles of the newest merged events, newest first.
+    /// Titles of the burst's newest events, newest first, at most
+    /// ``FloodGate/bodyLines``.
     var titles: [String] = []
 
-    init(id: UInt64, singles: [EventKind]) {
+    init(id: UInt64, singles: [RecentPopup]) {
         self.id = id
         self.events = singles.count
-        self.kinds = Set(singles)
+        self.kinds = Set(singles.map(\.kind))
+        for single in singles { remember(single.title) }
     }
 
     mutating func add(kind: EventKind, title: String?) {
         events += 1
         merged += 1
         kinds.insert(kind)
-        if let title, !title.isEmpty {
-            titles.insert(title, at: 0)
-            if titles.count > FloodGate.bodyLines { titles.removeLast() }
-        }
+        remember(title)
+    }
+
+    private mutating func remember(_ title: String?) {
+        guard let title, !title.isEmpty else { return }
+        titles.insert(title, at: 0)
+        if titles.count > FloodGate.bodyLines { titles.removeLast() }
     }
 
     var summary: MergedSummary {
@@ -135,7 +143,7 @@ private struct Burst {
             default: "transfers finished"
             }
         var lines = titles
-        if !lines.isEmpty, merged > lines.count { lines.append("and \(merged - lines.count) more") }
+        if !lines.isEmpty, events > lines.count { lines.append("and \(events - lines.count) more") }
         return MergedSummary(
             burst: id, merged: merged, summary: "\(events) \(what)", body: lines.joined(separator: "\n"))
     }

@@ -12,19 +12,6 @@ import NotifyDesktop
 /// reports back. `NotificationPosted` goes out once both the server's ID
 /// and the sound's outcome are known.
 final class NotificationDispatcher {
-    /// A popup on its way: what was asked and what is known so far.
-    struct Popup {
-        var request: NotificationRequest
-        var app: AppID
-        var session: SessionID
-        var kind: EventKind
-        var merged: Int
-        var sound: SoundRequest
-        var soundBackend: String?
-        var notificationID: UInt32?
-        var appName: String?
-    }
-
     static let queuedPerApp = 100
 
     private let desktop: LazyDesktop
@@ -63,8 +50,6 @@ final class NotificationDispatcher {
         summaries.post = { [weak self] popup in self?.submit(popup) }
     }
 
-    var capabilities: Set<String> { Set(server.server?.capabilities ?? []) }
-
     /// A committed event: post its popup, merge it, or update its progress.
     func eventRecorded(
         _ event: WorkerEvent, session: SessionID, app: AppID, handlerID: UInt64, progress fraction: Double?
@@ -79,7 +64,7 @@ final class NotificationDispatcher {
         var request = NotificationRequest(
             key: NotificationKey(app: app.rawValue, slot: handlerID > 0 ? "handler:\(handlerID)" : "event:\(nextToken)"),
             appID: app.rawValue, summary: content.summary, body: content.body, category: content.category,
-            soundHint: nil, withActions: capabilities.contains("actions"), openPath: content.openPath,
+            soundHint: nil, withActions: true, openPath: content.openPath,
             progress: nil, transient: false)
         guard case .merged(let summary) = flood.admit(app: app, kind: event.kind, title: event.title, at: now) else {
             submit(Popup(request: request, app: app, session: session, kind: event.kind, merged: 0, sound: content.sound))
@@ -91,7 +76,8 @@ final class NotificationDispatcher {
         request.openPath = nil
         // One sound per burst (its first popups had theirs); updates coalesced.
         summaries.offer(
-            Popup(request: request, app: app, session: session, kind: event.kind, merged: summary.merged, sound: .silent))
+            Popup(request: request, app: app, session: session, kind: event.kind, merged: summary.merged, sound: .silent),
+            settleFirst: server.server?.profile.losesQueuedReplacements ?? false)
     }
 
     /// Posts a popup now, or keeps it (the newest 100 per app) until a
@@ -110,36 +96,38 @@ final class NotificationDispatcher {
         post(token)
     }
 
+    /// Sends a popup to the server as this server needs it (see
+    /// ``Popup/rendered(for:route:)``); its sound is routed once, on the
+    /// first attempt, so a popup held across a restart is not heard twice.
     private func post(_ token: UInt64) {
-        guard var popup = popups[token] else { return }
-        let serverPlaysSounds = capabilities.contains("sound")
-        popup.request.withActions = popup.request.withActions && capabilities.contains("actions")
-        switch popup.sound {
-        case .silent:
-            popup.request.soundHint = serverPlaysSounds ? .suppress : nil
-            popup.soundBackend = "none"
-        case .named(let name) where serverPlaysSounds:
-            popup.request.soundHint = .name(name)
-            popup.soundBackend = "server"
-        case .file(let path) where serverPlaysSounds:
-            popup.request.soundHint = .file(path)
-            popup.soundBackend = "server"
-        case .named(let name):
-            play(.name(name), token: token)
-        case .file(let path):
-            play(.file(path), token: token)
+        guard var popup = popups[token], let profile = server.server?.profile else { return }
+        let route = popup.route ?? profile.route(popup.sound)
+        if popup.route == nil {
+            popup.route = route
+            if let sound = route.playedByNotifyd {
+                play(sound, token: token)
+            } else {
+                popup.soundBackend = route.serverBackend
+            }
         }
         popups[token] = popup
         guard let notifier = desktop.running else {
             popups[token] = nil
             return
         }
-        if popup.request.withActions { remember(ActionTarget(app: popup.app, path: popup.request.openPath), for: popup.request.key) }
-        awaitingPost[popup.request.key, default: []].append(token)
-        notifier.post(popup.request)
+        let request = popup.rendered(for: profile, route: route)
+        if request.withActions { remember(ActionTarget(app: popup.app, path: request.openPath), for: request.key) }
+        awaitingPost[request.key, default: []].append(token)
+        notifier.post(request)
     }
 
-    private func play(_ hint: SoundHint, token: UInt64) {
+    private func play(_ sound: SoundRequest, token: UInt64) {
+        let hint: SoundHint =
+            switch sound {
+            case .named(let name): .name(name)
+            case .file(let path): .file(path)
+            case .silent: .suppress
+            }
         // The outcome arrives on the GLib thread: hop back to the bus loop.
         let bound = LoopBound(self, loop: loop)
         sounds.play(hint) { outcome in
@@ -147,13 +135,23 @@ final class NotificationDispatcher {
         }
     }
 
+    /// The last sound's failure, logged as a warning once.
+    private var lastSoundFailure: String?
+
     private func soundFinished(_ token: UInt64, _ outcome: SoundOutcome) {
         guard popups[token] != nil else { return }
         switch outcome {
         case .played:
             popups[token]?.soundBackend = "canberra"
+            lastSoundFailure = nil
         case .failed(let message):
-            logger.warning("cannot play a sound with libcanberra: \(message)")
+            // Said once; the same cause again (no sound device) is routine.
+            if message == lastSoundFailure {
+                logger.debug("cannot play a sound with libcanberra: \(message)")
+            } else {
+                logger.warning("cannot play a sound with libcanberra: \(message)")
+            }
+            lastSoundFailure = message
             popups[token]?.soundBackend = "failed"
         }
         announceIfComplete(token)

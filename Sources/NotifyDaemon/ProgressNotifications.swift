@@ -7,16 +7,10 @@ import NotifyDesktop
 /// or failed event closes it.
 ///
 /// Only servers known to draw the `value` hint get these (the
-/// specification has no capability for it); others show progress on the
-/// dock through the LauncherEntry only.
+/// specification has no capability for it: see
+/// ``NotificationServerProfile/drawsProgress``); others show progress on
+/// the dock through the LauncherEntry only.
 final class ProgressNotifications {
-    /// Servers that draw the `value` hint as a progress bar, by the name
-    /// they give in GetServerInformation.
-    static let serversShowingValue = [
-        "dunst", "mako", "swaync", "SwayNotificationCenter", "xfce4-notifyd", "Xfce Notify Daemon", "notify-osd",
-        "fnott",
-    ]
-
     private let loop: EventLoop
     private let clock: any WallClock
     private var throttle = ProgressThrottle()
@@ -30,16 +24,11 @@ final class ProgressNotifications {
         self.clock = clock
     }
 
-    static func showsValue(_ server: NotificationServerMonitor.Server?) -> Bool {
-        guard let name = server?.name else { return false }
-        return serversShowingValue.contains { name == $0 || name.hasPrefix($0 + " ") }
-    }
-
     /// A progress event; `fraction` is the session's progress so far.
     func update(
         _ event: WorkerEvent, fraction: Double?, session: SessionID, app: AppID, server: NotificationServerMonitor.Server?
     ) {
-        guard Self.showsValue(server), let fraction else { return }
+        guard server?.profile.drawsProgress == true, let fraction else { return }
         latest[session] = (app, event, fraction)
         let now = clock.now()
         switch throttle.offer(session: session, at: now) {
@@ -63,7 +52,7 @@ final class ProgressNotifications {
         let percent = Int32((fraction * 100).rounded(.down))
         let request = NotificationRequest(
             key: Self.key(session, app), appID: app.rawValue,
-            summary: event.summary ?? event.title ?? "Downloading", body: event.body ?? "\(percent) %",
+            summary: event.summary ?? event.title ?? "Downloading", body: event.body ?? "\(percent)%",
             category: "transfer", soundHint: nil, withActions: false, openPath: nil,
             progress: percent, transient: true)
         shown.insert(session)

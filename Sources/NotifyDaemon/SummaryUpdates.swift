@@ -23,11 +23,21 @@ final class SummaryUpdates {
     }
 
     /// Offers an update of a summary: posted now, or kept as the latest
-    /// until its half second is up.
-    func offer(_ popup: NotificationDispatcher.Popup) {
+    /// until its half second is up. With `settleFirst` (a server that
+    /// loses popups replaced while queued), it is posted once, when the
+    /// burst has been quiet for ``FloodGate/window``, and never replaced.
+    func offer(_ popup: NotificationDispatcher.Popup, settleFirst: Bool = false) {
         let key = popup.request.key
         let now = clock.now()
         forgetStale(at: now)
+        if settleFirst {
+            waiting[key] = popup
+            if let timer = timers.removeValue(forKey: key) { loop.cancelTimer(timer) }
+            timers[key] = loop.scheduleTimer(afterNanoseconds: UInt64(FloodGate.window) * 1_000) { [weak self] in
+                self?.flush(key)
+            }
+            return
+        }
         guard let last = lastPosted[key], now - last < Self.interval else {
             lastPosted[key] = now
             post?(popup)

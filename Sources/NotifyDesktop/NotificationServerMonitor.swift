@@ -1,5 +1,6 @@
 public import DBus
 public import Logging
+public import NotifyCore
 
 /// Follows the desktop notification server (`org.freedesktop.Notifications`):
 /// its name and capabilities, read when it appears and again whenever the
@@ -7,16 +8,22 @@ public import Logging
 public final class NotificationServerMonitor {
     /// What is known of the running server.
     public struct Server: Hashable, Sendable {
-        /// `name version` from `GetServerInformation`, e.g. `dunst 1.9.0`.
-        public var name: String
-        public var capabilities: [String]
+        /// What it says of itself, and what it really does.
+        public var profile: NotificationServerProfile
+        /// Its unique name on the bus.
         public var owner: String
 
-        public init(name: String, capabilities: [String], owner: String) {
-            self.name = name
+        /// Its capabilities, in the order it listed them.
+        public var capabilities: [String]
+
+        public init(profile: NotificationServerProfile, capabilities: [String], owner: String) {
+            self.profile = profile
             self.capabilities = capabilities
             self.owner = owner
         }
+
+        /// `name version` from `GetServerInformation`, e.g. `dunst 1.9.0 (2022-06-27)`.
+        public var name: String { profile.description }
     }
 
     public static let busName = "org.freedesktop.Notifications"
@@ -54,22 +61,25 @@ public final class NotificationServerMonitor {
         query("GetServerInformation", owner: owner) { [weak self] information in
             self?.query("GetCapabilities", owner: owner) { capabilities in
                 guard let self, self.generation == current else { return }
-                let name = Self.serverName(information)
                 let list = (try? [String](dbusValue: capabilities.first ?? .strings([]))) ?? []
-                self.server = Server(name: name, capabilities: list, owner: owner)
-                self.logger.info("notification server \(name) with capabilities \(list.joined(separator: ", "))")
+                let profile = Self.profile(information, capabilities: list)
+                self.server = Server(profile: profile, capabilities: list, owner: owner)
+                self.logger.info(
+                    "notification server \(profile.description) (\(profile.vendor)) with capabilities \(list.joined(separator: ", ")); sounds: \(profile.sound), progress bars: \(profile.drawsProgress)")
                 self.onChange?(self.server)
             }
         }
     }
 
-    private static func serverName(_ information: [DBusValue]) -> String {
-        let strings = information.compactMap { value -> String? in
+    /// `GetServerInformation` answers name, vendor, version, spec version.
+    private static func profile(_ information: [DBusValue], capabilities: [String]) -> NotificationServerProfile {
+        let strings = information.map { value -> String in
             if case .string(let text) = value { return text }
-            return nil
+            return ""
         }
-        guard strings.count >= 3 else { return strings.first ?? "unknown" }
-        return "\(strings[0]) \(strings[2])"
+        func field(_ index: Int) -> String { index < strings.count ? strings[index] : "" }
+        return NotificationServerProfile(
+            name: field(0).isEmpty ? "unknown" : field(0), vendor: field(1), version: field(2), capabilities: capabilities)
     }
 
     private func query(_ member: String, owner: String, _ done: @escaping ([DBusValue]) -> Void) {

@@ -24,7 +24,8 @@ import Testing
         let decisions = burst(&gate, 4)
         #expect(Array(decisions.prefix(3)) == [.single, .single, .single])
         #expect(
-            decisions[3] == .merged(MergedSummary(burst: 1, merged: 1, summary: "4 downloads complete", body: "t4")))
+            decisions[3]
+                == .merged(MergedSummary(burst: 1, merged: 1, summary: "4 downloads complete", body: "t4\nt3\nt2\nt1")))
     }
 
     @Test func twelveEventsMakeNineMergedPopups() {
@@ -32,13 +33,26 @@ import Testing
         let summary = merged(burst(&gate, 12).last)
         #expect(summary?.summary == "12 downloads complete")
         #expect(summary?.merged == 9)
-        #expect(summary?.body == "t12\nt11\nt10\nt9\nt8\nand 4 more")
+        #expect(summary?.body == "t12\nt11\nt10\nt9\nt8\nand 7 more")
         #expect(summary?.burst == 1)
     }
 
-    @Test func bodyListsAllWhenFewMerged() {
+    @Test func bodyListsAllWhenFew() {
         var gate = FloodGate()
-        #expect(merged(burst(&gate, 8).last)?.body == "t8\nt7\nt6\nt5\nt4")
+        #expect(merged(burst(&gate, 5).last)?.body == "t5\nt4\nt3\nt2\nt1")
+    }
+
+    /// The flood of 10: the number counts every event, the list
+    /// and its "and K more" add up to it.
+    @Test func theNumberAndTheListAgree() {
+        var gate = FloodGate()
+        for decision in burst(&gate, 10) {
+            guard let summary = merged(decision) else { continue }
+            let total = Int(summary.summary.split(separator: " ")[0])!
+            let lines = summary.body.split(separator: "\n")
+            let rest = lines.last.flatMap { $0.hasPrefix("and ") ? Int($0.split(separator: " ")[1]) : nil } ?? 0
+            #expect(lines.count - (rest > 0 ? 1 : 0) + rest == total, "\(summary)")
+        }
     }
 
     @Test func bodySkipsMissingTitles() {
@@ -46,7 +60,7 @@ import Testing
         for step in 0..<6 {
             _ = gate.admit(app: app, kind: .fetch, title: step == 4 ? "news" : nil, at: Microseconds(step))
         }
-        #expect(merged(gate.admit(app: app, kind: .fetch, title: nil, at: 10))?.body == "news\nand 3 more")
+        #expect(merged(gate.admit(app: app, kind: .fetch, title: nil, at: 10))?.body == "news\nand 6 more")
         var untitled = FloodGate()
         for step in 0..<5 { _ = untitled.admit(app: app, kind: .fetch, title: nil, at: Microseconds(step)) }
         #expect(merged(untitled.admit(app: app, kind: .fetch, title: nil, at: 9))?.body == "")
@@ -100,7 +114,9 @@ import Testing
         let after = 500 * Self.ms + FloodGate.window
         let decisions = burst(&gate, 4, from: after)
         #expect(Array(decisions.prefix(3)) == [.single, .single, .single])
-        #expect(merged(decisions[3]) == MergedSummary(burst: 2, merged: 1, summary: "4 downloads complete", body: "t4"))
+        #expect(
+            merged(decisions[3])
+                == MergedSummary(burst: 2, merged: 1, summary: "4 downloads complete", body: "t4\nt3\nt2\nt1"))
     }
 
     @Test func appsAreIndependent() {

@@ -47,12 +47,17 @@ public final class RecordingNotificationServer: @unchecked Sendable {
     /// bars only to servers it knows draw them, such as "dunst").
     public let name: String
 
+    /// The vendor it gives (notifyd knows what GNOME's and MATE's
+    /// "Notification Daemon" really play).
+    public let vendor: String
+
     public init(
         address: String, capabilities: [String] = ["actions", "body", "body-markup", "persistence", "sound"],
-        name: String = "recorder"
+        name: String = "recorder", vendor: String = "notifyd tests"
     ) throws {
         self.capabilities = capabilities
         self.name = name
+        self.vendor = vendor
         thread = try LoopThread()
         try thread.sync {
             let connection = try DBusConnection.connect(to: .address(address))
@@ -171,7 +176,7 @@ public final class RecordingNotificationServer: @unchecked Sendable {
                     "GetServerInformation",
                     outputs: [.init("name", .string), .init("vendor", .string), .init("version", .string), .init("spec_version", .string)]
                 ) { _ in
-                    .reply([.string(self.name), .string("notifyd tests"), .string("1.0"), .string("1.2")])
+                    .reply([.string(self.name), .string(self.vendor), .string("1.0"), .string("1.2")])
                 },
                 DBusMethod(
                     "Notify",
