@@ -1,4 +1,5 @@
 import CCanberra
+import Glibc
 public import Logging
 import Synchronization
 
@@ -105,11 +106,36 @@ public final class SoundPlayer: Sendable {
 }
 
 /// One `ca_context`, opened on the first sound. Sound thread only.
+///
+/// After a failure the context is destroyed, so that the next sound opens
+/// the devices afresh: a sound card or sound server that appears later is
+/// used without a restart. While the machine has no sound output at all,
+/// sounds fail at once with that cause, and canberra is tried again only
+/// every ``retryInterval``.
 final class CanberraContext {
     private var context: OpaquePointer?
+    /// Why the last sound failed, while no output exists, and when to try again.
+    private var absence: (cause: String, retryAt: UInt64)?
+    static let retryInterval: UInt64 = 60_000_000_000
 
-    /// Hands the sound to canberra; throws what canberra answered.
+    /// Hands the sound to canberra; throws what canberra answered, or that
+    /// there is no sound device.
     func play(_ sound: SoundHint, description: String) throws(DesktopError) {
+        if let absence, bootTime() < absence.retryAt, SoundOutputs.absence() != nil {
+            throw DesktopError(.canberra, absence.cause)
+        }
+        do throws(DesktopError) {
+            try attempt(sound, description: description)
+            absence = nil
+        } catch {
+            close()
+            guard let cause = SoundOutputs.absence() else { throw error }
+            absence = (cause, bootTime() + Self.retryInterval)
+            throw DesktopError(.canberra, cause)
+        }
+    }
+
+    private func attempt(_ sound: SoundHint, description: String) throws(DesktopError) {
         let context = try opened()
         let what: String
         var properties: [(String, String)] = [(CA_PROP_EVENT_DESCRIPTION, description)]
@@ -136,6 +162,7 @@ final class CanberraContext {
 
     private func opened() throws(DesktopError) -> OpaquePointer {
         if let context { return context }
+        _ = Self.alsaSilenced
         var created: OpaquePointer?
         try checkCanberra(ca_context_create(&created), "cannot create a canberra context")
         guard let created else { throw DesktopError(.canberra, "canberra returned no context") }
@@ -150,6 +177,16 @@ final class CanberraContext {
         }
         context = created
         return created
+    }
+
+    /// libasound's own printing to stderr, silenced once per process.
+    private static let alsaSilenced: Bool = notifyd_silence_alsa() == 0
+
+    /// `CLOCK_BOOTTIME` in nanoseconds: retries count time asleep too.
+    private func bootTime() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// Runs `body` with a `ca_proplist` of string properties, destroyed after.
