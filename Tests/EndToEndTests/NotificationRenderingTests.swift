@@ -101,4 +101,27 @@ import TestSupport
             "dl", app: "app", ["kind": .string("progress"), "bytes-written": .uint64(25), "bytes-expected": .uint64(100)])
         #expect(try server.waitForNotifications(count: 1).first?.body == "25%")
     }
+
+    /// Defect 4: notify-osd closes unseen a queued bubble replaced in
+    /// place, so there the flood's summary is posted once, settled.
+    @Test func onNotifyOSDTheFloodSummaryIsPostedOnceWhenTheBurstIsOver() throws {
+        let server = try RecordingNotificationServer(
+            address: fixture.bus.address, capabilities: ["body", "body-markup", "x-canonical-append"], name: "notify-osd",
+            vendor: "Canonical Ltd")
+        try fixture.waitForNotificationServer()
+        for index in 0..<10 {
+            let message = try DBusMessage.methodCall(
+                destination: Fixture.busName, path: Fixture.path, interface: Fixture.sessions,
+                member: "HandleEventsForBackgroundSession",
+                arguments: [.string("osd-\(index)"), .string("org.example.Flood"), .vardict(["title": .string("file\(index)")])])
+            try fixture.client.send(message)
+        }
+        let popups = try server.waitForNotifications(count: 4, seconds: 10)
+        let summaries = popups.filter { $0.summary.hasSuffix("downloads complete") }
+        #expect(popups.count == 4, "three single popups and one summary")
+        #expect(summaries.map(\.summary) == ["10 downloads complete"])
+        #expect(summaries.first?.replacesID == 0)
+        #expect(summaries.first?.body == "file9\nfile8\nfile7\nfile6\nfile5\nand 5 more")
+        #expect(server.notifications.count == 4, "never replaced afterwards")
+    }
 }
