@@ -5,6 +5,11 @@
 NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev pkg-config)
 NOTIFYD_RUN_PACKAGES=(dbus-daemon dbus-bin libnotify-bin)
 NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info python3-dbus xdg-dbus-proxy)
+# The desktops notifyd is checked on (Tests/DesktopTests, docs/DESKTOPS.md):
+# six notification servers, a compositor for notify-osd, a dock, and
+# imagemagick for screenshots; and the download tools the hooks serve.
+NOTIFYD_DESKTOP_PACKAGES=(xfce4-notifyd notification-daemon mate-notification-daemon lxqt-notificationd notify-osd xcompmgr plank imagemagick)
+NOTIFYD_TOOL_PACKAGES=(transmission-daemon transmission-cli yt-dlp)
 
 notifyd_install_missing() {
     local missing=() package
