@@ -182,6 +182,9 @@ final class NotificationDispatcher {
         case .actionInvoked(let key, let action, let activationToken):
             guard let target = actionTargets[key] else { return }
             clicked(action, on: target, activationToken: activationToken)
+            // Done with: lxqt-notificationd leaves a popup up after its
+            // action ran; servers that closed it already ignore this.
+            desktop.running?.close(key)
         case .closed(let key, _):
             actionTargets[key] = nil
         }

@@ -80,8 +80,11 @@ extension SessionService {
                         .init("details", eventType),
                     ],
                     documentation: """
-                        A notification was posted or updated: details has summary s, body s, sound-backend s \
-                        (server, canberra, none or failed), merged u (events merged into it), kind s.
+                        A notification was posted or updated: details has summary s, body s (plain text; \
+                        escaped only on its way to a server that reads body markup), sound-backend s (server: \
+                        the server plays it, as measured per server, not only by its sound capability; \
+                        canberra: notifyd played it; none: silent; failed: notifyd could not play it, logged \
+                        with its cause), merged u (events merged into it), kind s, app-name s.
                         """),
             ])
     }

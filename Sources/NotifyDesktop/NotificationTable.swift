@@ -120,9 +120,16 @@ final class NotificationTable {
         let invoked: (String) -> Void = { [events, weak notification] action in
             events(.actionInvoked(key, action: action, activationToken: notification?.activationToken))
         }
-        if app.hasDesktopFile { notification.addAction("default", label: app.name, handler: invoked) }
+        if app.hasDesktopFile { notification.addAction("default", label: Self.defaultLabel(app), handler: invoked) }
         if request.openPath != nil { notification.addAction("open", label: "Open", handler: invoked) }
     }
+
+    /// The default action's label. Most servers never show it (a click on
+    /// the popup runs it), but xfce4-notifyd and lxqt-notificationd draw it
+    /// as a button unless it is empty, which libnotify does not allow; and
+    /// on xfce4-notifyd that button is the only way to run it. So it says
+    /// what it does, beside `Open`.
+    static func defaultLabel(_ app: DesktopAppInfo) -> String { "Show in \(app.name)" }
 
     // MARK: Launching
 

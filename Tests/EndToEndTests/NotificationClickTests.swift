@@ -35,8 +35,12 @@ import TestSupport
         #expect(try fixture.badge("org.example.Fake") == 1)
         let popup = try #require(try server.waitForNotifications(count: 1).first)
         #expect(popup.actions.contains("default"))
+        // xfce4-notifyd and lxqt-notificationd draw it as a button: it says what it does.
+        #expect(popup.actionLabels["default"]?.hasPrefix("Show in ") == true)
         try server.invokeAction(id: popup.id, action: "default", activationToken: "token-1")
         let calls = try app.waitForCalls(count: 1)
+        // lxqt-notificationd leaves the popup up after the action: notifyd closes it.
+        #expect(try server.waitForCloseRequests(count: 1) == [popup.id])
         #expect(calls.first?.method == "Activate")
         let deadline = Date(timeIntervalSinceNow: 5)
         while try fixture.badge("org.example.Fake") != 0 && Date() < deadline { usleep(10_000) }
