@@ -132,6 +132,11 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["DBus", "TestSupport", "notifyd", "notifyctl", "notifyd-fuzz"],
             swiftSettings: strictSettings),
+        // Real notification servers under Xvfb, one after another; renders docs/DESKTOPS.md.
+        .testTarget(
+            name: "DesktopTests",
+            dependencies: ["DBus", "CDBus", "TestSupport", "notifyd", "notifyctl"],
+            swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

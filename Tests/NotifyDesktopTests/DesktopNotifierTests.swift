@@ -37,7 +37,7 @@ import TestSupport
             #expect(recorded.hints["transient"] == .boolean(true))
             #expect(recorded.appIcon == DesktopFixture.namedAppIcon)
             #expect(recorded.actions.count == 4)
-            #expect(recorded.actionLabels == ["default": DesktopFixture.namedAppName, "open": "Open"])
+            #expect(recorded.actionLabels == ["default": "Show in \(DesktopFixture.namedAppName)", "open": "Open"])
         }
 
         @Test func withoutADesktopFileTheAppIDIsTheNameAndThereIsNoDefaultAction() throws {
@@ -70,7 +70,7 @@ import TestSupport
             #expect(recorded[0].actions.isEmpty)
             #expect(recorded[0].hints["sound-file"] == .string("/tmp/ding.oga"))
             #expect(recorded[0].hints["category"] == nil)
-            #expect(recorded[1].actionLabels == ["default": DesktopFixture.namedAppName])
+            #expect(recorded[1].actionLabels == ["default": "Show in \(DesktopFixture.namedAppName)"])
             #expect(recorded[0].id != recorded[1].id)
         }
 

@@ -122,7 +122,7 @@ extension LibnotifyTests {
             harness.notifier.post(NotificationRequest(
                 key: key, appID: LaunchFixture.fakeApp, summary: "Download complete", withActions: true))
             let id = try harness.events.posted(key).id
-            #expect(try harness.server.waitForNotifications(count: 1).first?.actionLabels == ["default": "Fake App"])
+            #expect(try harness.server.waitForNotifications(count: 1).first?.actionLabels == ["default": "Show in Fake App"])
 
             try harness.server.invokeAction(id: id, action: "default", activationToken: "token-3")
             let token = try harness.events.first { event -> String?? in
