@@ -3,10 +3,12 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The download-tool hooks of contrib/ against the real notifyd: aria2 and
-/// curl for real (against a local HTTP server), Transmission and yt-dlp
-/// called the way those tools call them. aria2c, curl and python3 are
-/// required: a missing one fails the test, it is never skipped.
+/// The download-tool hooks of contrib/ against the real notifyd, run by the
+/// real tools against a local web server: aria2c, curl and wget (through
+/// notifyd-fetch), yt-dlp (+YtDlp) and transmission-daemon with a web seed
+/// (+Transmission); a few more call a hook directly, as its tool would.
+/// Every tool is required: a missing one fails the test, it is never
+/// skipped (scripts/deps.sh installs them).
 @Suite struct ContribHookTests {
     static let sessions = "org.notifyd.Notifyd1.Sessions"
     let fixture: Fixture
@@ -25,7 +27,7 @@ import TestSupport
 
     @Test func aria2ReportsACompletedDownload() throws {
         let aria2c = try requireTool("aria2c", package: "aria2")
-        let server = try LocalHTTPServer(serving: try webRoot(), log: directory.appendingPathComponent("http.log"))
+        let server = try LocalHTTPServer(serving: try webRoot(), scratch: directory)
         defer { server.stop() }
         let out = directory.appendingPathComponent("aria2 out")
         let gid = "0123456789abcdef"
@@ -35,11 +37,11 @@ import TestSupport
         #expect(result.status == 0, "aria2c: \(result.stdout) \(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("file.bin").path))
 
-        let session = try waitForSession("aria2:\(gid)")
+        let session = try waitForSession("aria2@org.example.Aria:\(gid)")
         #expect(session.app == "org.example.Aria")
         #expect(session.pending == 1, "one pending completion handler")
         #expect(try fixture.badge("org.example.Aria") == 1)
-        let event = try recordedEvent("aria2:\(gid)")
+        let event = try recordedEvent("aria2@org.example.Aria:\(gid)")
         #expect(event["kind"] ?? .string("finished") == .string("finished"))
         #expect(event["title"] == .string("file.bin"))
         #expect(event["path"] == .string(out.appendingPathComponent("file.bin").path))
@@ -48,7 +50,7 @@ import TestSupport
 
     @Test func aria2ReportsAFailedDownload() throws {
         let aria2c = try requireTool("aria2c", package: "aria2")
-        let server = try LocalHTTPServer(serving: try webRoot(), log: directory.appendingPathComponent("http.log"))
+        let server = try LocalHTTPServer(serving: try webRoot(), scratch: directory)
         defer { server.stop() }
         let gid = "00000000000000f1"
         let result = try runProcess(
@@ -56,12 +58,53 @@ import TestSupport
             environment: hookEnvironment(app: "org.example.Aria"))
         #expect(result.status == 3, "aria2c exits 3 when the resource is not found: \(result.stderr)")
 
-        let event = try recordedEvent("aria2:\(gid)")
+        let event = try recordedEvent("aria2@org.example.Aria:\(gid)")
         #expect(event["kind"] == .string("failed"))
         #expect(event["error"] == .string("aria2 download failed"))
         #expect(event["path"] == nil, "a failed download has no result to open")
-        let session = try waitForSession("aria2:\(gid)")
+        let session = try waitForSession("aria2@org.example.Aria:\(gid)")
         #expect(session.app == "org.example.Aria" && session.pending == 1)
+    }
+
+    @Test func aria2ReportsAHostileFileNameExactly() throws {
+        let aria2c = try requireTool("aria2c", package: "aria2")
+        let root = try webRoot()
+        try Data(repeating: 0x2b, count: 2048).write(to: root.appendingPathComponent(Self.hostileName))
+        let server = try LocalHTTPServer(serving: root, scratch: directory)
+        defer { server.stop() }
+        let out = try workDirectory("aria2 hostile")
+        let gid = "00000000000000aa"
+        let result = try runTool(
+            aria2c, aria2Arguments(gid: gid, out: out, url: server.url(percentEncoded(Self.hostileName))),
+            environment: toolEnvironment(app: nil), in: out)
+        #expect(result.status == 0, "aria2c: \(result.stdout) \(result.stderr)")
+        let event = try recordedEvent("aria2:\(gid)")
+        #expect(event["title"] == .string(Self.hostileName))
+        #expect(event["path"] == .string(out.appendingPathComponent(Self.hostileName).path))
+        #expect(try waitForSession("aria2:\(gid)").app == "aria2", "the default app ID")
+        try expectNothingRan(in: out)
+    }
+
+    /// Defect 9: the same download reported for another app (as after
+    /// setting NOTIFYD_HOOK_APP) is a session of that app, never refused.
+    @Test func aria2ReportsTheSameDownloadForAnotherApp() throws {
+        let aria2c = try requireTool("aria2c", package: "aria2")
+        let server = try LocalHTTPServer(serving: try webRoot(), scratch: directory)
+        defer { server.stop() }
+        let gid = "00000000000000bb"
+        for (run, app) in [nil, "org.gnome.Terminal"].enumerated() {
+            let out = try workDirectory("aria2 run \(run)")
+            let result = try runTool(
+                aria2c, aria2Arguments(gid: gid, out: out, url: server.url("file.bin")),
+                environment: toolEnvironment(app: app), in: out)
+            #expect(result.status == 0, "aria2c: \(result.stderr)")
+        }
+        let first = try waitForSession("aria2:\(gid)")
+        let second = try waitForSession("aria2@org.gnome.Terminal:\(gid)")
+        #expect(first.app == "aria2" && first.pending == 1)
+        #expect(second.app == "org.gnome.Terminal" && second.pending == 1)
+        #expect(try fixture.badge("org.gnome.Terminal") == 1)
+        #expect(!fixture.daemon.log.contains("belongs to app"), "an event was refused: \(fixture.daemon.log)")
     }
 
     @Test func aria2HooksAreLinksToOneScript() throws {
@@ -77,7 +120,7 @@ import TestSupport
 
     @Test func fetchPassesCurlsStatusAndReportsTheFile() throws {
         _ = try requireTool("curl", package: "curl")
-        let server = try LocalHTTPServer(serving: try webRoot(), log: directory.appendingPathComponent("http.log"))
+        let server = try LocalHTTPServer(serving: try webRoot(), scratch: directory)
         defer { server.stop() }
         let out = directory.appendingPathComponent("fetched files")
         let fetch = contrib.appendingPathComponent("fetch/notifyd-fetch").path
@@ -120,9 +163,9 @@ import TestSupport
                 "TR_TORRENT_NAME": name, "TR_TORRENT_DIR": downloads.path + "/",
             ]) { $1 })
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
-        let session = try waitForSession("transmission:\(hash)")
+        let session = try waitForSession("transmission@org.example.Transmission:\(hash)")
         #expect(session.app == "org.example.Transmission" && session.pending == 1)
-        let event = try recordedEvent("transmission:\(hash)")
+        let event = try recordedEvent("transmission@org.example.Transmission:\(hash)")
         #expect(event["title"] == .string(name))
         #expect(event["path"] == .string(downloads.appendingPathComponent(name).path))
     }
@@ -142,7 +185,7 @@ import TestSupport
         let result = try runProcess(
             contrib.appendingPathComponent("transmission/notifyd-transmission-done").path, [], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try waitForSession("transmission:42").app == "transmission-gtk")
+        #expect(try waitForSession("transmission@transmission-gtk:42").app == "transmission-gtk")
     }
 
     @Test func ytDlpExecHook() throws {
@@ -157,6 +200,24 @@ import TestSupport
         let event = try recordedEvent("yt-dlp:dQw4w9WgXcQ")
         #expect(event["title"] == .string("A video: \"quoted\", $(not run)"))
         #expect(event["path"] == .string(file.path))
+    }
+
+    /// Session IDs stay within notifyd's 255 bytes whatever the app ID and
+    /// the tool's ID, and stay the same for the same video and app.
+    @Test func hookSessionIDsStayWithinTheLimit() throws {
+        let app = "org.example." + String(repeating: "a", count: 243)
+        let longID = String(repeating: "é", count: 150)
+        let hook = contrib.appendingPathComponent("yt-dlp/notifyd-yt-dlp").path
+        for id in [longID, longID, longID + "x"] {
+            let result = try runProcess(hook, ["/tmp/v.webm", id, "v"], environment: hookEnvironment(app: app))
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        }
+        let sessions = try listSessions().filter { $0.app == app }
+        #expect(sessions.map(\.pending).sorted() == [1, 2], "the same ID twice is one session: \(sessions.map(\.id))")
+        for session in sessions {
+            #expect(session.id.utf8.count <= 200 && session.id.hasPrefix("yt-dlp@org.example.aaa"), "\(session.id)")
+            #expect(session.id.range(of: #"~[0-9]+$"#, options: .regularExpression) != nil, "\(session.id)")
+        }
     }
 
     // MARK: Without notifyd
@@ -196,6 +257,43 @@ import TestSupport
     }
 
     // MARK: Helpers
+
+    /// A file name that a shell would mangle or run: a leading dash, spaces,
+    /// quotes, markup, a command substitution, backquotes and a glob.
+    static let hostileName = #"-x "q" 's' <b>$(touch pwned) `touch pwned` *.bin"#
+
+    /// Fails if a hostile name was run by a shell in `directory`.
+    func expectNothingRan(in directory: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(
+            !FileManager.default.fileExists(atPath: directory.appendingPathComponent("pwned").path),
+            "a file name was run as a command", sourceLocation: sourceLocation)
+    }
+
+    /// A new directory in the test's scratch directory, by its real path
+    /// (as the hooks see it: no `//`, no symbolic link).
+    func workDirectory(_ name: String) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        guard let real = realpath(url.path, nil) else { throw TestFailure("realpath \(url.path) failed") }
+        defer { free(real) }
+        return URL(fileURLWithPath: String(cString: real), isDirectory: true)
+    }
+
+    /// The environment a real tool runs in, as a user's would be: the test
+    /// bus as the session bus, the built notifyctl on PATH (after `path`),
+    /// no NOTIFYCTL, NOTIFYD_HOOK_APP set to `app` (nil: unset), and no
+    /// desktop entries (so Transmission's default app is `transmission`).
+    func toolEnvironment(app: String?, path: [String] = []) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.merging(fixture.daemon.environment) { $1 }
+        environment["NOTIFYCTL"] = nil
+        environment["NOTIFYD_HOOK_APP"] = app
+        let searchPath = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        environment["PATH"] = (path + [Executables.directory.path, searchPath]).joined(separator: ":")
+        let noData = directory.appendingPathComponent("no-data").path
+        environment["XDG_DATA_HOME"] = noData
+        environment["XDG_DATA_DIRS"] = noData
+        return environment
+    }
 
     static let hooks = [
         "aria2/notifyd-aria2-hook", "transmission/notifyd-transmission-done", "yt-dlp/notifyd-yt-dlp",
@@ -252,7 +350,7 @@ import TestSupport
 
     /// Waits (bounded) until notifyd lists `id`: hooks may run after their
     /// tool has exited (aria2 does not wait for them).
-    func waitForSession(_ id: String, seconds: Double = 10) throws -> Session {
+    func waitForSession(_ id: String, seconds: Double = 10, log: @autoclosure () -> String = "") throws -> Session {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while true {
             if let session = try listSessions().first(where: { $0.id == id }) { return session }
@@ -260,7 +358,17 @@ import TestSupport
             usleep(20_000)
         }
         throw TestFailure(
-            "notifyd did not list session \(id) within \(seconds) s; it lists \(try listSessions().map(\.id)); log: \(fixture.daemon.log)")
+            "notifyd did not list session \(id) within \(seconds) s; it lists \(try listSessions().map(\.id)); log: \(fixture.daemon.log) \(log())")
+    }
+
+    /// The text of contrib/README.md under `## heading`, to the next `## `.
+    func readmeSection(_ heading: String) throws -> String {
+        let readme = try String(contentsOf: contrib.appendingPathComponent("README.md"), encoding: .utf8)
+        guard let start = readme.range(of: "\n## \(heading)\n") else {
+            throw TestFailure("contrib/README.md has no section ## \(heading)")
+        }
+        let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)?.lowerBound ?? readme.endIndex
+        return String(readme[start.upperBound..<end])
     }
 
     /// The event dictionary of the HandleEventsForBackgroundSession signal of `session`.
@@ -285,78 +393,5 @@ import TestSupport
             throw TestFailure("no HandleEventsForBackgroundSession for a fetch: session within 10 s")
         }
         return try eventDictionary(signal)
-    }
-}
-
-/// The full path of a program on PATH, or a failure that says how to install it.
-private func requireTool(_ name: String, package: String) throws -> String {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-    for directory in path.split(separator: ":") {
-        let candidate = "\(directory)/\(name)"
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    throw TestFailure("\(name) is not installed; the contrib hook tests need it (apt-get install \(package))")
-}
-
-/// `python3 -m http.server` on 127.0.0.1 at a free port.
-private final class LocalHTTPServer {
-    let port: UInt16
-    private let process: SpawnedProcess
-
-    init(serving root: URL, log: URL) throws {
-        let python = try requireTool("python3", package: "python3")
-        port = try Self.freePort()
-        let logFD = open(log.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard logFD >= 0 else { throw TestFailure("cannot open \(log.path)") }
-        defer { close(logFD) }
-        process = try SpawnedProcess(
-            python, ["-m", "http.server", "--bind", "127.0.0.1", "--directory", root.path, String(port)],
-            environment: ProcessInfo.processInfo.environment, stdoutFD: logFD, stderrFD: logFD)
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while !Self.accepts(port: port) {
-            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            guard process.isRunning else { throw TestFailure("python3 -m http.server exited: \(output)") }
-            guard Date() < deadline else { throw TestFailure("python3 -m http.server did not accept within 10 s: \(output)") }
-            usleep(20_000)
-        }
-    }
-
-    deinit { stop() }
-
-    func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
-
-    func stop() { process.kill(SIGKILL) }
-
-    private static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
-    }
-
-    private static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket() failed") }
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw TestFailure("cannot find a free port") }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    private static func accepts(port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = loopback(port: port)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
     }
 }
