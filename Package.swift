@@ -30,6 +30,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // HeapModule only: the one heap of the event loop's timers and the core's deadlines.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // MARK: C system libraries
@@ -55,10 +57,14 @@ let package = Package(
         // MARK: Libraries
         .target(
             name: "DBus",
-            dependencies: ["CDBus", "CLinux", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CDBus", "CLinux", .product(name: "Logging", package: "swift-log"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
             swiftSettings: strictSettings),
         .target(
             name: "NotifyCore",
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")],
             swiftSettings: strictSettings),
         .target(
             name: "NotifyStore",

@@ -1,10 +1,12 @@
 #ifndef NOTIFYD_CLINUX_SHIM_H
 #define NOTIFYD_CLINUX_SHIM_H
 // Linux system calls the Glibc module does not export to Swift (as in
-// SwiftNIO's CNIOLinux): epoll, eventfd and signalfd drive the event loop.
+// SwiftNIO's CNIOLinux): epoll, eventfd, signalfd and timerfd drive the
+// event loop.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <signal.h>
 #include <sys/prctl.h>
 

@@ -1,4 +1,5 @@
 import CDBus
+import Logging
 
 /// Connects libdbus's watches, timeouts and dispatch status to an
 /// ``EventLoop``. Created by ``DBusConnection/attach(to:)``; libdbus holds
@@ -34,9 +35,13 @@ final class LoopBinding {
     func add(watch: OpaquePointer) -> Bool {
         let fd = dbus_watch_get_unix_fd(watch)
         guard fd >= 0 else { return false }
-        watches[watch] = loop.addDescriptor(fd, events: events(of: watch)) { [weak self] ready in
-            self?.handle(watch: watch, ready: ready)
-        }
+        // A refusal (ENOMEM, ENOSPC past max_user_watches) is libdbus's "no memory".
+        guard
+            let id = try? loop.addDescriptor(fd, events: events(of: watch), { [weak self] ready in
+                self?.handle(watch: watch, ready: ready)
+            })
+        else { return false }
+        watches[watch] = id
         return true
     }
 
@@ -45,7 +50,12 @@ final class LoopBinding {
     }
 
     func toggled(watch: OpaquePointer) {
-        if let id = watches[watch] { loop.updateDescriptor(id, events: events(of: watch)) }
+        guard let id = watches[watch] else { return }
+        do {
+            try loop.updateDescriptor(id, events: events(of: watch))
+        } catch {
+            connection?.logger.error("cannot follow a D-Bus connection's descriptor: \(error.message)")
+        }
     }
 
     private func events(of watch: OpaquePointer) -> EventLoop.Events {

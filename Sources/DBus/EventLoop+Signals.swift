@@ -11,14 +11,21 @@ extension EventLoop {
         var mask = sigset_t()
         sigemptyset(&mask)
         for signal in signals { sigaddset(&mask, signal) }
-        guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { throw Self.systemError("pthread_sigmask") }
-        let fd = signalfd(-1, &mask, Int32(SFD_CLOEXEC) | Int32(SFD_NONBLOCK))
-        guard fd >= 0 else { throw Self.systemError("signalfd") }
-        _ = addDescriptor(fd, events: .readable) { _ in
-            var info = signalfd_siginfo()
-            while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
-                handler(Int32(info.ssi_signo))
+        let status = pthread_sigmask(SIG_BLOCK, &mask, nil)  // returns the error, not -1
+        guard status == 0 else { throw SystemCall.Failure(call: "pthread_sigmask", errno: status).error }
+        let fd = try SystemCall.run("signalfd") { signalfd(-1, &mask, Int32(SFD_CLOEXEC) | Int32(SFD_NONBLOCK)) }
+        do throws(DBusError) {
+            _ = try addDescriptor(fd, events: .readable) { _ in
+                var info = signalfd_siginfo()
+                let size = MemoryLayout<signalfd_siginfo>.size
+                // Until EAGAIN: every pending signal, each once.
+                while (try? SystemCall.checked("read of the signalfd") { read(fd, &info, size) }) == size {
+                    handler(Int32(info.ssi_signo))
+                }
             }
+        } catch {
+            close(fd)
+            throw error
         }
     }
 }

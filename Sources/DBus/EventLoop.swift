@@ -7,8 +7,10 @@ import Synchronization
 ///
 /// Everything but ``execute(_:)`` and ``stop()`` must be called on the
 /// loop's thread (the thread that created it, then the one that runs it).
-/// The loop sleeps in `epoll_wait` with no timeout when no timer is
-/// pending, so an idle loop causes no wake-ups at all.
+/// The loop sleeps in `epoll_wait` with no timeout; a timerfd on
+/// `CLOCK_BOOTTIME` wakes it for the earliest timer, so timers count time
+/// the machine was asleep (one due during a suspend fires at resume), and
+/// an idle loop with no timer causes no wake-ups at all.
 public final class EventLoop: @unchecked Sendable {
     // Sendable: the only state touched from other threads is `inbox` (a
     // Mutex), `owner` and `stopRequested` (atomics) and the eventfd.
@@ -37,6 +39,11 @@ public final class EventLoop: @unchecked Sendable {
 
     private let epollFD: Int32
     private let wakeFD: Int32
+    /// `CLOCK_BOOTTIME` timerfd, armed at the earliest timer's deadline.
+    private let timerFD: Int32
+    private var armedDeadline: UInt64?
+    /// Why ``run()`` returned on its own, if it did.
+    public private(set) var failure: DBusError?
     private let inbox = Mutex<[@Sendable () -> Void]>([])
     private let owner: Atomic<UInt>
     private let stopRequested = Atomic<Bool>(false)
@@ -51,27 +58,37 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Creates a loop owned by the calling thread.
     public init() throws(DBusError) {
-        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epollFD >= 0 else { throw Self.systemError("epoll_create1") }
-        wakeFD = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
-        guard wakeFD >= 0 else {
-            close(epollFD)
-            throw Self.systemError("eventfd")
+        var opened: [Int32] = []
+        do throws(DBusError) {
+            epollFD = try SystemCall.run("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+            opened.append(epollFD)
+            wakeFD = try SystemCall.run("eventfd") { eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK)) }
+            opened.append(wakeFD)
+            timerFD = try SystemCall.run("timerfd_create") {
+                timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC) | Int32(TFD_NONBLOCK))
+            }
+            opened.append(timerFD)
+            for fd in [wakeFD, timerFD] {
+                var event = epoll_event()
+                event.events = EPOLLIN.rawValue
+                event.data.fd = fd
+                try SystemCall.run("epoll_ctl") { [epollFD] in epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+            }
+        } catch {
+            for fd in opened { close(fd) }
+            throw error
         }
         owner = Atomic(UInt(pthread_self()))
-        var event = epoll_event()
-        event.events = EPOLLIN.rawValue
-        event.data.fd = wakeFD
-        epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
     }
 
     deinit {
+        close(timerFD)
         close(wakeFD)
         close(epollFD)
     }
 
     static func systemError(_ what: String) -> DBusError {
-        DBusError(DBusError.Name.failed, "\(what) failed: \(String(cString: strerror(errno)))")
+        SystemCall.Failure(call: what, errno: errno).error
     }
 
     /// Whether the caller is on the loop's thread.
@@ -81,10 +98,11 @@ public final class EventLoop: @unchecked Sendable {
         assert(inLoopThread, "EventLoop.\(function) called off the loop thread")
     }
 
-    /// Monotonic time in nanoseconds.
+    /// Elapsed time in nanoseconds, time asleep included (`CLOCK_BOOTTIME`):
+    /// the clock of every timer.
     public static func now() -> UInt64 {
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        clock_gettime(CLOCK_BOOTTIME, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
@@ -120,7 +138,8 @@ public final class EventLoop: @unchecked Sendable {
 
     private func wake() {
         var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        // EAGAIN: the counter is already far from zero, so the loop wakes anyway.
+        _ = try? SystemCall.checked("write to the wake-up eventfd") { write(wakeFD, &one, 8) }
     }
 
     /// Adds an observer that runs each time the loop has handled all ready
@@ -148,7 +167,7 @@ public final class EventLoop: @unchecked Sendable {
         scheduleTimer(atNanoseconds: Self.now() &+ nanoseconds, handler)
     }
 
-    /// Calls `handler` once, at a monotonic time (see ``now()``).
+    /// Calls `handler` once, at an elapsed time (see ``now()``).
     @discardableResult
     public func scheduleTimer(atNanoseconds deadline: UInt64, _ handler: @escaping () -> Void) -> TimerID {
         assertInLoop()
@@ -167,26 +186,37 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: Descriptors
 
     /// Watches `fd` for `events`; several registrations may share one fd.
-    public func addDescriptor(_ fd: Int32, events: Events, _ handler: @escaping (Events) -> Void) -> DescriptorID {
+    /// Throws when epoll refuses the descriptor (nothing is registered).
+    public func addDescriptor(
+        _ fd: Int32, events: Events, _ handler: @escaping (Events) -> Void
+    ) throws(DBusError) -> DescriptorID {
         assertInLoop()
         let id = DescriptorID(value: nextDescriptorID)
-        nextDescriptorID += 1
         let isNew = registrationsByFD[fd] == nil
         registrations[id] = Registration(fd: fd, events: events, handler: handler)
         registrationsByFD[fd, default: []].append(id)
-        updateEpoll(fd, adding: isNew)
+        do throws(DBusError) {
+            try updateEpoll(fd, adding: isNew)
+        } catch {
+            registrations[id] = nil
+            registrationsByFD[fd]?.removeAll { $0 == id }
+            if registrationsByFD[fd]?.isEmpty ?? false { registrationsByFD[fd] = nil }
+            throw error
+        }
+        nextDescriptorID += 1
         return id
     }
 
     /// Changes the events a registration waits for (empty: none).
-    public func updateDescriptor(_ id: DescriptorID, events: Events) {
+    public func updateDescriptor(_ id: DescriptorID, events: Events) throws(DBusError) {
         assertInLoop()
         guard let fd = registrations[id]?.fd else { return }
         registrations[id]?.events = events
-        updateEpoll(fd, adding: false)
+        try updateEpoll(fd, adding: false)
     }
 
-    /// Removes a registration.
+    /// Removes a registration. Never fails: a descriptor closed already
+    /// has left epoll by itself.
     public func removeDescriptor(_ id: DescriptorID) {
         assertInLoop()
         guard let registration = registrations.removeValue(forKey: id) else { return }
@@ -194,35 +224,45 @@ public final class EventLoop: @unchecked Sendable {
         registrationsByFD[fd]?.removeAll { $0 == id }
         if registrationsByFD[fd]?.isEmpty ?? true {
             registrationsByFD[fd] = nil
-            epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+            _ = try? SystemCall.checked("epoll_ctl(EPOLL_CTL_DEL)") { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
         } else {
-            updateEpoll(fd, adding: false)
+            _ = try? updateEpoll(fd, adding: false)
         }
     }
 
-    private func updateEpoll(_ fd: Int32, adding: Bool) {
+    private func updateEpoll(_ fd: Int32, adding: Bool) throws(DBusError) {
         var mask = Events()
         for id in registrationsByFD[fd] ?? [] { mask.formUnion(registrations[id]?.events ?? []) }
         var event = epoll_event()
         event.events = mask.intersection([.readable, .writable]).rawValue
         event.data.fd = fd
-        epoll_ctl(epollFD, adding ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
+        try SystemCall.run("epoll_ctl(\(adding ? "EPOLL_CTL_ADD" : "EPOLL_CTL_MOD"), \(fd))") {
+            epoll_ctl(epollFD, adding ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
+        }
     }
 
     // MARK: Running
 
-    /// Runs the loop on the calling thread until ``stop()``.
+    /// Runs the loop on the calling thread until ``stop()``, or until the
+    /// loop itself fails (epoll or its timer refused): then ``failure``
+    /// says why.
     public func run() {
         owner.store(UInt(pthread_self()), ordering: .relaxed)
         stopRequested.store(false, ordering: .relaxed)
+        failure = nil
         var events = [epoll_event](repeating: epoll_event(), count: 64)
-        while !stopRequested.load(ordering: .relaxed) {
-            runPendingWork()
-            if stopRequested.load(ordering: .relaxed) { break }
-            let timeout = sleepTimeout()
-            let ready = epoll_wait(epollFD, &events, Int32(events.count), timeout)
-            if ready < 0 { continue }  // EINTR
-            for index in 0..<Int(ready) { handleReady(events[index]) }
+        do throws(DBusError) {
+            while !stopRequested.load(ordering: .relaxed) {
+                runPendingWork()
+                if stopRequested.load(ordering: .relaxed) { break }
+                let timeout = try sleepTimeout()
+                let ready = try SystemCall.run("epoll_wait") {
+                    epoll_wait(epollFD, &events, Int32(events.count), timeout)
+                }
+                for index in 0..<Int(ready) { try handleReady(events[index]) }
+            }
+        } catch {
+            failure = error
         }
     }
 
@@ -245,20 +285,36 @@ public final class EventLoop: @unchecked Sendable {
         } while !soon.isEmpty
     }
 
-    private func sleepTimeout() -> Int32 {
+    /// 0 when work is waiting or a timer is due; else -1 (sleep until an
+    /// event), with the timerfd armed at the earliest timer.
+    private func sleepTimeout() throws(DBusError) -> Int32 {
         if !inbox.withLock({ $0.isEmpty }) { return 0 }
-        guard let deadline = timers.nextDeadline() else { return -1 }
-        let now = Self.now()
-        guard deadline > now else { return 0 }
-        let milliseconds = (deadline - now + 999_999) / 1_000_000
-        return Int32(min(milliseconds, UInt64(Int32.max)))
+        let deadline = timers.nextDeadline()
+        if let deadline, deadline <= Self.now() { return 0 }
+        try armTimer(at: deadline)
+        return -1
     }
 
-    private func handleReady(_ event: epoll_event) {
+    /// Arms the timerfd at `deadline` (absolute, `CLOCK_BOOTTIME`), or
+    /// disarms it; only when that changes.
+    private func armTimer(at deadline: UInt64?) throws(DBusError) {
+        guard deadline != armedDeadline else { return }
+        var setting = itimerspec()
+        if let deadline {
+            setting.it_value.tv_sec = Int(deadline / 1_000_000_000)
+            setting.it_value.tv_nsec = Int(deadline % 1_000_000_000)
+        }
+        try SystemCall.run("timerfd_settime") {
+            timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &setting, nil)
+        }
+        armedDeadline = deadline
+    }
+
+    private func handleReady(_ event: epoll_event) throws(DBusError) {
         let fd = event.data.fd
-        if fd == wakeFD {
-            var value: UInt64 = 0
-            _ = read(wakeFD, &value, 8)
+        if fd == wakeFD || fd == timerFD {
+            _ = try SystemCall.readCounter(fd, fd == wakeFD ? "read of the wake-up eventfd" : "read of the timerfd")
+            if fd == timerFD { armedDeadline = nil }
             return
         }
         let ready = Events(rawValue: event.events)

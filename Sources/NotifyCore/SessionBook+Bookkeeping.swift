@@ -1,3 +1,5 @@
+import HeapModule
+
 /// The private bookkeeping of ``SessionBook``: its per-session storage, the
 /// finished-session index and the lazy deadline heap.
 extension SessionBook {
@@ -11,10 +13,10 @@ extension SessionBook {
     /// more than half of it is stale.
     mutating func dropStaleDeadlines() {
         if deadlines.count > 2 * pendingTotal + 1024 {
-            deadlines = MinHeap(entries.values.flatMap { $0.pending.values.map(DeadlineEntry.init) })
+            deadlines = Heap(entries.values.flatMap { $0.pending.values.map(DeadlineEntry.init) })
         }
-        while let first = deadlines.first, entries[first.session]?.pending[first.id] == nil {
-            deadlines.popFirst()
+        while let first = deadlines.min, entries[first.session]?.pending[first.id] == nil {
+            deadlines.popMin()
         }
     }
 
@@ -26,7 +28,7 @@ extension SessionBook {
         if isFinished {
             lastFinishedMark += 1
             entries[session]!.finishedMark = lastFinishedMark
-            finishedByAge.push(
+            finishedByAge.insert(
                 FinishedEntry(lastEvent: entry.record.lastEvent, session: session, mark: lastFinishedMark))
             finishedCount += 1
         } else {
@@ -39,14 +41,14 @@ extension SessionBook {
     /// ``finishedSessionsKept``; returns them, oldest first.
     mutating func forgetOldFinishedSessions() -> [SessionID] {
         var forgotten: [SessionID] = []
-        while finishedCount > Self.finishedSessionsKept, let oldest = finishedByAge.popFirst() {
+        while finishedCount > Self.finishedSessionsKept, let oldest = finishedByAge.popMin() {
             guard entries[oldest.session]?.finishedMark == oldest.mark else { continue }
             entries[oldest.session] = nil
             finishedCount -= 1
             forgotten.append(oldest.session)
         }
         if finishedByAge.count > 2 * finishedCount + 1024 {
-            finishedByAge = MinHeap(
+            finishedByAge = Heap(
                 entries.compactMap { id, entry in
                     entry.finishedMark.map { FinishedEntry(lastEvent: entry.record.lastEvent, session: id, mark: $0) }
                 })

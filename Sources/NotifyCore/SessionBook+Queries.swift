@@ -1,3 +1,5 @@
+import HeapModule
+
 /// Reading a ``SessionBook``: sessions, pending handlers and progress.
 extension SessionBook {
     /// The session's record, or `nil` when the book does not know it.
@@ -27,8 +29,8 @@ extension SessionBook {
     /// ``expire(at:limit:)`` is due to invoke (e.g. at start-up, the
     /// handlers that expired while notifyd was down). O(pending handlers).
     public func dueCount(at now: Microseconds) -> Int {
-        guard let first = deadlines.first, first.deadline <= now else { return 0 }
-        return deadlines.elements.reduce(0) { count, entry in
+        guard let first = deadlines.min, first.deadline <= now else { return 0 }
+        return deadlines.unordered.reduce(0) { count, entry in
             entry.deadline <= now && entries[entry.session]?.pending[entry.id] != nil ? count + 1 : count
         }
     }

@@ -1,3 +1,5 @@
+import HeapModule
+
 /// Background sessions and their pending completion handlers: the rules of
 /// the Sessions interface, without I/O or a clock.
 ///
@@ -30,9 +32,9 @@ public struct SessionBook: Sendable {
     var inProgressByApp: [AppID: Set<SessionID>] = [:]
     /// Every pending handler's deadline, plus stale ones of invoked handlers;
     /// the first is always pending.
-    var deadlines = MinHeap<DeadlineEntry>()
+    var deadlines = Heap<DeadlineEntry>()
     /// Finished sessions by age, plus stale ones of sessions used again.
-    var finishedByAge = MinHeap<FinishedEntry>()
+    var finishedByAge = Heap<FinishedEntry>()
     var finishedCount = 0
     var lastFinishedMark: UInt64 = 0
     /// The id the next stored handler gets.
@@ -67,7 +69,7 @@ public struct SessionBook: Sendable {
             pendingByApp[handler.app, default: 0] += 1
         }
         pendingTotal = byID.count
-        deadlines = MinHeap(byID.values.map(DeadlineEntry.init))
+        deadlines = Heap(byID.values.map(DeadlineEntry.init))
         for (id, entry) in entries {
             if entry.record.inProgress { inProgressByApp[entry.record.app, default: []].insert(id) }
             updateFinished(id)
@@ -133,7 +135,7 @@ public struct SessionBook: Sendable {
             entries[session]!.pending[stored.id] = stored
             pendingByApp[app, default: 0] += 1
             pendingTotal += 1
-            deadlines.push(DeadlineEntry(stored))
+            deadlines.insert(DeadlineEntry(stored))
             handler = stored
         }
         updateFinished(session)
@@ -174,8 +176,8 @@ public struct SessionBook: Sendable {
         at now: Microseconds, limit: Int = SessionBook.maximumExpiredAtOnce
     ) -> [InvokedHandler] {
         var invoked: [InvokedHandler] = []
-        while invoked.count < limit, let next = deadlines.first, next.deadline <= now {
-            deadlines.popFirst()
+        while invoked.count < limit, let next = deadlines.min, next.deadline <= now {
+            deadlines.popMin()
             guard let handler = entries[next.session]?.pending.removeValue(forKey: next.id) else { continue }
             entries[next.session]!.record.lastResult = .expired
             removePendingCount(of: handler.app)
@@ -188,5 +190,5 @@ public struct SessionBook: Sendable {
 
     /// The earliest deadline of a pending handler: when to call
     /// ``expire(at:)`` next.
-    public var nextDeadline: Microseconds? { deadlines.first?.deadline }
+    public var nextDeadline: Microseconds? { deadlines.min?.deadline }
 }

@@ -25,7 +25,6 @@ public final class Notifyd {
     private let deadlines: DeadlineTimer
     private let object: DBusObject
     private var services: [AnyObject] = []
-    private var exitStatus: Int32 = 0
 
     /// Opens the state, connects to the bus, exports the object and takes
     /// the bus name.
@@ -196,9 +195,15 @@ public final class Notifyd {
             + "e.g. `systemctl --user stop notifyd` or `kill \(pid)`"
     }
 
-    /// Runs until SIGTERM, SIGINT, SIGHUP or the loss of the bus; returns the exit status.
+    /// Runs until SIGTERM, SIGINT, SIGHUP or the loss of the bus; returns
+    /// the exit status: 0, or 1 when the event loop itself failed.
     public func run() -> Int32 {
         loop.run()
+        var exitStatus: Int32 = 0
+        if let failure = loop.failure {
+            logger.critical("the event loop failed, shutting down: \(failure.message)")
+            exitStatus = 1
+        }
         callers.stop()
         state.commit()
         if connection.isConnected { connection.flush() }
