@@ -141,7 +141,7 @@ let package = Package(
         // Real notification servers under Xvfb, one after another; renders docs/DESKTOPS.md.
         .testTarget(
             name: "DesktopTests",
-            dependencies: ["DBus", "CDBus", "TestSupport", "notifyd", "notifyctl"],
+            dependencies: ["DBus", "TestSupport", "notifyd", "notifyctl"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

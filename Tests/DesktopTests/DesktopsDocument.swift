@@ -26,7 +26,7 @@ enum DesktopsDocument {
 
         ```sh
         swift build --build-tests --scratch-path .build-desktops
-        NOTIFYD_WRITE_DESKTOPS=1 swift test --skip-build --disable-xctest --scratch-path .build-desktops --filter DesktopTests
+        NOTIFYD_WRITE_DESKTOPS=1 swift test --skip-build --disable-xctest --scratch-path .build-desktops --filter '^DesktopTests\\.'
         ```
 
         and commit the result. Without `NOTIFYD_WRITE_DESKTOPS` the suite fails when this file differs from what it \

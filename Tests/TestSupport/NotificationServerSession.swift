@@ -119,8 +119,7 @@ public final class NotificationServerSession: @unchecked Sendable {
         server = nil
         if process.isRunning {
             kill(process.pid, SIGTERM)
-            let deadline = Date(timeIntervalSinceNow: 5)
-            while process.isRunning, Date() < deadline { usleep(20_000) }
+            try? waitUntil("\(command.key) exits", seconds: 5) { !process.isRunning }
         }
         process.kill(SIGKILL)
     }
