@@ -295,18 +295,21 @@ public final class EventLoop: @unchecked Sendable {
         return -1
     }
 
-    /// Arms the timerfd at `deadline` (absolute, `CLOCK_BOOTTIME`), or
-    /// disarms it; only when that changes.
+    /// Arms the timerfd for `deadline` (`CLOCK_BOOTTIME`), or disarms it;
+    /// only when that changes. Armed with the time left rather than
+    /// `TFD_TIMER_ABSTIME`: the same clock, and what libfaketime (which
+    /// rewrites absolute timerfd times as if they were wall-clock times)
+    /// leaves alone.
     private func armTimer(at deadline: UInt64?) throws(DBusError) {
         guard deadline != armedDeadline else { return }
         var setting = itimerspec()
         if let deadline {
-            setting.it_value.tv_sec = Int(deadline / 1_000_000_000)
-            setting.it_value.tv_nsec = Int(deadline % 1_000_000_000)
+            let now = Self.now()
+            let left = deadline > now ? deadline - now : 1  // never 0, which disarms
+            setting.it_value.tv_sec = Int(left / 1_000_000_000)
+            setting.it_value.tv_nsec = Int(left % 1_000_000_000)
         }
-        try SystemCall.run("timerfd_settime") {
-            timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &setting, nil)
-        }
+        try SystemCall.run("timerfd_settime") { timerfd_settime(timerFD, 0, &setting, nil) }
         armedDeadline = deadline
     }
 

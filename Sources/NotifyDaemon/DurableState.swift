@@ -88,6 +88,13 @@ final class DurableState {
         }
     }
 
+    /// Stages moving every stored deadline by `microseconds` (the wall
+    /// clock was set; memory has moved already).
+    func stageDeadlineShift(by microseconds: Microseconds) {
+        batchOpen = true
+        store.stageDeadlineShift(by: microseconds)
+    }
+
     /// Runs `signal` after the batch is committed (dropped if it fails).
     func afterCommit(_ signal: @escaping () -> Void) {
         if hasPendingBatch { signals.append(signal) } else { signal() }

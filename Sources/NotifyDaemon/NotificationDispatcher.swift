@@ -60,7 +60,7 @@ final class NotificationDispatcher {
         }
         progress.end(session: session, app: app) { [desktop] key in desktop.running?.close(key) }
         guard let content = NotificationContent.forEvent(event) else { return }
-        let now = clock.now()
+        let now = clock.elapsed()  // the flood window is an interval
         var request = NotificationRequest(
             key: NotificationKey(app: app.rawValue, slot: handlerID > 0 ? "handler:\(handlerID)" : "event:\(nextToken)"),
             appID: app.rawValue, summary: content.summary, body: content.body, category: content.category,

@@ -14,7 +14,7 @@ public final class Notifyd {
     private let loop: EventLoop
     private let connection: DBusConnection
     private let state: DurableState
-    private let clock: any WallClock = SystemClock()
+    private let clock = SystemClock()
     private let launcher: LauncherEntryPublisher
     private let serverMonitor: NotificationServerMonitor
     private let desktop: LazyDesktop
@@ -99,11 +99,15 @@ public final class Notifyd {
     }
 
     private func start() throws(StartupError) {
+        // A step of the wall clock is taken before the batch commits, so it
+        // is stored with it; then the deadline timer follows.
+        loop.addBeforeSleepObserver { [weak self] in self?.takeClockStep() }
         loop.addBeforeSleepObserver { [state] in state.commit() }
         deadlines.onFire = { [weak self] in self?.expireDueHandlers() }
         state.onCommitted = { [weak self] in self?.followDeadlines() }
         do {
             try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [weak self] signal in self?.shutDown(signal: signal) }
+            try loop.watchWallClockSet { [weak self] in self?.takeClockStep() }
             connection.onDisconnect { [weak self] in self?.busLost() }
             try connection.export(object)
             try connection.subscribe(
@@ -165,8 +169,21 @@ public final class Notifyd {
     }
 
     private func expireDueHandlers() {
+        takeClockStep()
         sessions.expireDue()
         followDeadlines()
+    }
+
+    /// Deadlines are elapsed time, stored as wall-clock time: when the wall
+    /// clock was set, they move with it, so that a handler expires neither
+    /// an hour late (clock set back) nor an hour early (set forward).
+    private func takeClockStep() {
+        guard let step = clock.takeStep() else { return }
+        let moved = state.mutate { $0.sessions.shiftDeadlines(by: step) }
+        state.stageDeadlineShift(by: step)
+        let seconds = Double(step.magnitude) / 1_000_000
+        logger.notice(
+            "the wall clock was set \(step > 0 ? "forward" : "back") by \(seconds) s; \(moved) deadline(s) moved with it")
     }
 
     private func followDeadlines() {

@@ -30,7 +30,7 @@ final class ProgressNotifications {
     ) {
         guard server?.profile.drawsProgress == true, let fraction else { return }
         latest[session] = (app, event, fraction)
-        let now = clock.now()
+        let now = clock.elapsed()
         switch throttle.offer(session: session, at: now) {
         case .now:
             show(session)
@@ -39,7 +39,7 @@ final class ProgressNotifications {
             timers[session] = loop.scheduleTimer(afterNanoseconds: delay) { [weak self] in
                 guard let self else { return }
                 self.timers[session] = nil
-                self.throttle.flushed(session: session, at: self.clock.now())
+                self.throttle.flushed(session: session, at: self.clock.elapsed())
                 self.show(session)
             }
         case .alreadyScheduled:

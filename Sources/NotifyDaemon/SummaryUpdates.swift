@@ -28,7 +28,7 @@ final class SummaryUpdates {
     /// burst has been quiet for ``FloodGate/window``, and never replaced.
     func offer(_ popup: NotificationDispatcher.Popup, settleFirst: Bool = false) {
         let key = popup.request.key
-        let now = clock.now()
+        let now = clock.elapsed()
         forgetStale(at: now)
         if settleFirst {
             waiting[key] = popup
@@ -52,7 +52,7 @@ final class SummaryUpdates {
     private func flush(_ key: NotificationKey) {
         timers[key] = nil
         guard let popup = waiting.removeValue(forKey: key) else { return }
-        lastPosted[key] = clock.now()
+        lastPosted[key] = clock.elapsed()
         post?(popup)
     }
 

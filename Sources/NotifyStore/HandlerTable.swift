@@ -33,6 +33,7 @@ struct HandlerTable {
     private let insert: SQLiteStatement
     private let delete: SQLiteStatement
     private let raiseCounter: SQLiteStatement
+    private let shiftDeadlines: SQLiteStatement
 
     /// Prepares the statements that write the tables.
     init(database: SQLiteDatabase) throws {
@@ -41,6 +42,7 @@ struct HandlerTable {
             VALUES (?1, ?2, ?3, ?4, ?5)
             """)
         delete = try database.prepare("DELETE FROM handlers WHERE id = ?1")
+        shiftDeadlines = try database.prepare("UPDATE handlers SET deadline_us = deadline_us + ?1")
         // Unsigned max of two bit patterns: with equal signs the signed order
         // is the unsigned one; otherwise the negative one is the larger.
         raiseCounter = try database.prepare("""
@@ -113,6 +115,15 @@ struct HandlerTable {
         defer { delete.reset() }
         try delete.bind(bitPattern: id, at: 1)
         try delete.step()
+    }
+
+    /// Moves every stored deadline by `delta` microseconds (the wall clock
+    /// was set: deadlines are elapsed time).
+    func shiftDeadlines(by delta: Int64) throws {
+        shiftDeadlines.reset()
+        defer { shiftDeadlines.reset() }
+        try shiftDeadlines.bind(delta, at: 1)
+        try shiftDeadlines.step()
     }
 
     /// Raises the largest handler ID ever stored to `id` (never lowers it).

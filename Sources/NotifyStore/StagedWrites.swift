@@ -14,6 +14,9 @@ enum StagedWrite {
     case handler(StoredHandler)
     /// Remove an invoked handler.
     case handlerRemoval(id: UInt64)
+    /// Move every stored handler's deadline (never replaced: each applies,
+    /// in order, to the handlers stored by then).
+    case deadlineShift(microseconds: Int64)
     /// Raise the largest handler ID ever stored.
     case lastHandlerID(UInt64)
     /// Insert an activation (never replaces a row).
@@ -44,6 +47,7 @@ enum StagedWrite {
         case .sessionRemoval(let id): .session(id: id)
         case .handler: nil
         case .handlerRemoval(let id): .handlerRemoval(id: id)
+        case .deadlineShift: nil
         case .lastHandlerID: .lastHandlerID
         case .activation: nil
         case .activationTrim(let appID, _): .activationTrim(appID: appID)

@@ -110,6 +110,12 @@ public final class StateStore {
         staged.stage(.handlerRemoval(id: id))
     }
 
+    /// Stages moving every handler's deadline by `microseconds`, those
+    /// staged before it included. No I/O.
+    public func stageDeadlineShift(by microseconds: Int64) {
+        staged.stage(.deadlineShift(microseconds: microseconds))
+    }
+
     // MARK: Activations
 
     /// The activations as committed, ordered by app, then time, then the
@@ -178,6 +184,8 @@ public final class StateStore {
             try handlers.write(handler)
         case .handlerRemoval(let id):
             try handlers.remove(id: id)
+        case .deadlineShift(let microseconds):
+            try handlers.shiftDeadlines(by: microseconds)
         case .lastHandlerID(let id):
             try handlers.recordLastID(id)
         case .activation(let activation):
