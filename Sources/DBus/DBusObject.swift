@@ -16,12 +16,17 @@ public final class DBusObject {
     /// How `Properties.Get` and `GetAll` answer: at once by default; an
     /// owner that commits state in groups answers them after its commit,
     /// like its own methods.
-    public var answerPropertyRead: ((DBusMethodCall, [DBusValue]) -> DBusMethodResult)?
+    public let answerPropertyRead: ((DBusMethodCall, [DBusValue]) -> DBusMethodResult)?
 
-    /// Creates an object; interface names must be unique.
-    public init(path: String, interfaces: [DBusInterface]) {
+    /// Creates an object; interface names must be unique. Property reads
+    /// are answered through `answerPropertyRead` when given (else at once).
+    public init(
+        path: String, interfaces: [DBusInterface],
+        answerPropertyRead: ((DBusMethodCall, [DBusValue]) -> DBusMethodResult)? = nil
+    ) {
         self.path = path
         self.interfaces = interfaces
+        self.answerPropertyRead = answerPropertyRead
     }
 
     /// The interface with this name.

@@ -14,13 +14,26 @@ final class AppService {
     private let badges: BadgeService
     private let callers: CallerCheck
     private let clock: any WallClock
+    /// notifyd's own unique name: the owner of states it reports itself.
+    private let ownName: String
 
-    init(state: DurableState, emitter: SignalEmitter, badges: BadgeService, callers: CallerCheck, clock: any WallClock) {
+    init(
+        state: DurableState, emitter: SignalEmitter, badges: BadgeService, callers: CallerCheck, clock: any WallClock,
+        ownName: String
+    ) {
         self.state = state
         self.emitter = emitter
         self.badges = badges
         self.callers = callers
         self.clock = clock
+        self.ownName = ownName
+    }
+
+    /// A click on a notification's default action activated the app: it
+    /// counts as DidBecomeActive, reported by notifyd itself, so the app is
+    /// `active` until it reports a state of its own.
+    func activatedByNotifyd(_ app: AppID) {
+        record(.active, for: app, by: ownName)
     }
 
     func didBecomeActive(_ call: DBusMethodCall) throws -> DBusMethodResult {
@@ -45,12 +58,13 @@ final class AppService {
     /// Records a state reported by `owner` (a connection's unique name);
     /// also used when a notification's default action activates the app.
     func record(_ appState: AppState, for app: AppID, by owner: String) {
-        let report = state.mutate { $0.apps.report(appState, for: app, by: owner, at: clock.now()) }
-        if let activation = report.activation {
-            state.stage(activation, trimming: report.droppedActivations > 0)
-            badges.clear(app)
+        let now = clock.now()
+        let outcome = state.mutate { $0.reportAppState(appState, for: app, by: owner, at: now) }
+        if let activation = outcome.report.activation {
+            state.stage(activation, trimming: outcome.report.droppedActivations > 0)
         }
-        if let change = report.change { announce(change) }
+        badges.record(outcome.badge)
+        if let change = outcome.report.change { announce(change) }
     }
 
     private func announce(_ change: AppStateChange) {

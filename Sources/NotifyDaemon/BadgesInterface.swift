@@ -50,15 +50,11 @@ final class BadgeService {
     }
 
     func clearBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        clear(try app(of: call))
-        return state.respond(call, [])
-    }
-
-    /// Sets an app's badge to 0 (ClearBadge, and an app becoming active).
-    func clear(_ app: AppID) {
+        let app = try app(of: call)
         // Setting 0 cannot be out of range.
         let change = try? state.mutate { (state) throws(NotifydError) in try state.badges.set(app, to: 0) }
         record(change ?? nil)
+        return state.respond(call, [])
     }
 
     func clearAllBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
@@ -74,16 +70,6 @@ final class BadgeService {
         let visibility = try callers?.visibility(for: call) ?? .everyApp
         for (app, count) in state.current.badges.nonZero where visibility.shows(app) { counts[app.rawValue] = count }
         return state.respond(call, [counts.dbusValue])
-    }
-
-    /// Adds an event's badge delta: like IncrementBadge, but an event is
-    /// never refused for its badge, so the count stops at the maximum.
-    func addEventBadge(_ delta: Int32, to app: AppID) {
-        guard delta != 0 else { return }
-        let current = Int64(state.current.badges[app])
-        let clamped = Int32(clamping: min(Int64(delta), Int64(BadgeBook.maximum) - current))
-        let result = try? state.mutate { (state) throws(NotifydError) in try state.badges.increment(app, by: clamped) }
-        record(result?.change)
     }
 
     /// Stores a real change and announces it once committed.

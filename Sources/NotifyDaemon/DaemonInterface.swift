@@ -20,10 +20,12 @@ final class DaemonService {
     /// Properties whose change is announced with `PropertiesChanged`.
     static let serverProperties = ["NotificationServer", "ServerCapabilities"]
 
+    /// The interface, declared once; it owns `service` (nil when only the
+    /// declaration is wanted: introspection files).
     static func interface(_ service: DaemonService?) -> DBusInterface {
         func read(_ value: @escaping (DaemonService) -> DBusValue) -> () throws -> DBusValue {
-            { [weak service] in
-                guard let service else { throw DBusError.failed("the daemon is shutting down") }
+            { [service] in
+                guard let service else { throw DBusError.failed("not available") }
                 return value(service)
             }
         }

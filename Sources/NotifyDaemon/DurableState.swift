@@ -117,9 +117,6 @@ final class DurableState {
         }
     }
 
-    /// Runs after every commit, successful or rolled back (the deadline timer follows the state).
-    var onCommitted: (() -> Void)?
-
     /// Commits the pending batch, then sends its replies and signals.
     func commit() {
         guard batchOpen else { return }
@@ -130,7 +127,6 @@ final class DurableState {
         self.replies.removeAll()
         self.signals.removeAll()
         self.batch = BatchSummary()
-        defer { onCommitted?() }
         do {
             try store.commit()
         } catch {

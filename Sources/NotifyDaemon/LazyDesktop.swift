@@ -7,17 +7,19 @@ import NotifyDesktop
 /// handlers never loads it, which keeps idle memory and start-up small.
 final class LazyDesktop {
     private let logger: Logger
-    private let events: @Sendable (DesktopEvent) -> Void
     private var notifier: DesktopNotifier?
     private var failedOnce = false
 
-    init(logger: Logger, events: @escaping @Sendable (DesktopEvent) -> Void) {
+    init(logger: Logger) {
         self.logger = logger
-        self.events = events
     }
 
-    /// The running notifier, started now if needed (nil if it cannot start).
-    var running: DesktopNotifier? {
+    /// The notifier if it runs, without starting it.
+    var started: DesktopNotifier? { notifier }
+
+    /// The running notifier, started now if needed, reporting to `events`
+    /// (used only when it starts); nil if it cannot start.
+    func running(reporting events: @escaping @Sendable (DesktopEvent) -> Void) -> DesktopNotifier? {
         if let notifier { return notifier }
         do {
             let started = try DesktopNotifier(logger: logger, events: events)

@@ -17,6 +17,7 @@ final class NotificationDispatcher {
     private let desktop: LazyDesktop
     private let sounds: SoundPlayer
     private let server: NotificationServerMonitor
+    private let apps: AppService
     private let emitter: SignalEmitter
     private let loop: EventLoop
     private let clock: any WallClock
@@ -30,24 +31,39 @@ final class NotificationDispatcher {
     private var actionTargets: [NotificationKey: ActionTarget] = [:]
     static let actionTargetsKept = 1_000
     private var nextToken: UInt64 = 1
-    let progress: ProgressNotifications
-    private let summaries: SummaryUpdates
+    /// Progress popups and flood summaries, posted through ``submit(_:)``.
+    private(set) lazy var progress = ProgressNotifications(loop: loop, clock: clock) { [weak self] in self?.submit($0) }
+    private lazy var summaries = SummaryUpdates(loop: loop, clock: clock) { [weak self] in self?.submit($0) }
 
+    /// The dispatcher owns the desktop side (started on the first popup)
+    /// and the sound player; a click on a default action is reported to
+    /// `apps` as the app becoming active.
     init(
-        desktop: LazyDesktop, sounds: SoundPlayer, server: NotificationServerMonitor, emitter: SignalEmitter, loop: EventLoop,
+        server: NotificationServerMonitor, apps: AppService, emitter: SignalEmitter, loop: EventLoop,
         clock: any WallClock, logger: Logger
     ) {
-        self.desktop = desktop
-        self.sounds = sounds
+        self.desktop = LazyDesktop(logger: logger)
+        self.sounds = SoundPlayer(logger: logger)
         self.server = server
+        self.apps = apps
         self.emitter = emitter
         self.loop = loop
         self.clock = clock
         self.logger = logger
-        progress = ProgressNotifications(loop: loop, clock: clock)
-        summaries = SummaryUpdates(loop: loop, clock: clock)
-        progress.post = { [weak self] popup in self?.submit(popup) }
-        summaries.post = { [weak self] popup in self?.submit(popup) }
+    }
+
+    /// The desktop notifier, started on first use; what it reports comes
+    /// back to ``handle(_:)`` on the bus loop (the dispatcher held weakly,
+    /// so that the notifier's thread does not keep it alive).
+    private var notifier: DesktopNotifier? {
+        let bound = LoopBound(WeakReference(self), loop: loop)
+        return desktop.running { event in bound.execute { $0.value?.handle(event) } }
+    }
+
+    /// Stops the desktop side and the sound player (at shutdown).
+    func shutDown() {
+        desktop.shutDown()
+        sounds.shutDown()
     }
 
     /// A committed event: post its popup, merge it, or update its progress.
@@ -58,7 +74,7 @@ final class NotificationDispatcher {
             progress.update(event, fraction: fraction, session: session, app: app, server: server.server)
             return
         }
-        progress.end(session: session, app: app) { [desktop] key in desktop.running?.close(key) }
+        progress.end(session: session, app: app) { [desktop] key in desktop.started?.close(key) }
         guard let content = NotificationContent.forEvent(event) else { return }
         let now = clock.elapsed()  // the flood window is an interval
         var request = NotificationRequest(
@@ -111,7 +127,7 @@ final class NotificationDispatcher {
             }
         }
         popups[token] = popup
-        guard let notifier = desktop.running else {
+        guard let notifier else {
             popups[token] = nil
             return
         }
@@ -184,7 +200,7 @@ final class NotificationDispatcher {
             clicked(action, on: target, activationToken: activationToken)
             // Done with: lxqt-notificationd leaves a popup up after its
             // action ran; servers that closed it already ignore this.
-            desktop.running?.close(key)
+            desktop.started?.close(key)
         case .closed(let key, _):
             actionTargets[key] = nil
         }
@@ -197,23 +213,19 @@ final class NotificationDispatcher {
         let logger = self.logger
         switch action {
         case "default":
-            onActivate?(target.app)
-            desktop.running?.launchApp(target.app.rawValue, activationToken: activationToken) { outcome in
+            apps.activatedByNotifyd(target.app)
+            notifier?.launchApp(target.app.rawValue, activationToken: activationToken) { outcome in
                 if case .failed(let message) = outcome { logger.warning("\(message)") }
             }
         case "open":
             guard let path = target.path else { return }
-            desktop.running?.openPath(path, activationToken: activationToken) { outcome in
+            notifier?.openPath(path, activationToken: activationToken) { outcome in
                 if case .failed(let message) = outcome { logger.warning("\(message)") }
             }
         default:
             logger.debug("ignoring the unknown action '\(action)' of a notification of \(target.app)")
         }
     }
-
-    /// The app was activated from a notification (the Apps service
-    /// records it as DidBecomeActive).
-    var onActivate: ((AppID) -> Void)?
 
     private func remember(_ target: ActionTarget, for key: NotificationKey) {
         if actionTargets.count >= Self.actionTargetsKept, actionTargets[key] == nil {
@@ -279,8 +291,8 @@ struct ActionTarget {
     let path: String?
 }
 
-/// Where desktop events land on the bus loop; the dispatcher is created
-/// after the notifier whose callback needs it.
-final class DesktopEventSink {
-    weak var dispatcher: NotificationDispatcher?
+/// A reference that does not keep its object alive.
+final class WeakReference<Object: AnyObject> {
+    weak var value: Object?
+    init(_ value: Object) { self.value = value }
 }

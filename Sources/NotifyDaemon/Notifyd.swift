@@ -17,14 +17,12 @@ public final class Notifyd {
     private let clock = SystemClock()
     private let launcher: LauncherEntryPublisher
     private let serverMonitor: NotificationServerMonitor
-    private let desktop: LazyDesktop
     private let dispatcher: NotificationDispatcher
     private let sessions: SessionService
     private let apps: AppService
     private let callers: CallerCheck
     private let deadlines: DeadlineTimer
     private let object: DBusObject
-    private var services: [AnyObject] = []
 
     /// Opens the state, connects to the bus, exports the object and takes
     /// the bus name.
@@ -59,35 +57,34 @@ public final class Notifyd {
         launcher = LauncherEntryPublisher(
             bus: configuration.bus, loop: loop, logger: logger, connectionLimit: configuration.launcherEntryLimit)
         serverMonitor = NotificationServerMonitor(connection: connection, logger: logger)
-        let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
-        let sink = DesktopEventSink()
-        let boundSink = LoopBound(sink, loop: loop)
-        desktop = LazyDesktop(logger: logger) { event in boundSink.execute { $0.dispatcher?.handle(event) } }
-        dispatcher = NotificationDispatcher(
-            desktop: desktop, sounds: SoundPlayer(logger: logger), server: serverMonitor, emitter: emitter,
-            loop: loop, clock: clock, logger: logger)
-        sink.dispatcher = dispatcher
         do {
             callers = try CallerCheck(bus: configuration.bus, loop: loop, logger: logger)
         } catch {
             throw StartupError("cannot start identifying bus connections: \(error.message)")
         }
+        // The services, each given what it uses; the arrows run one way:
+        // sessions → notifications → apps → badges.
+        let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
         let badges = BadgeService(state: state, emitter: emitter, launcher: launcher, callers: callers)
+        apps = AppService(
+            state: state, emitter: emitter, badges: badges, callers: callers, clock: clock,
+            ownName: connection.uniqueName ?? NotifydNames.busName)
+        dispatcher = NotificationDispatcher(
+            server: serverMonitor, apps: apps, emitter: emitter, loop: loop, clock: clock, logger: logger)
         sessions = SessionService(
             state: state, emitter: emitter, badges: badges, launcher: launcher, notifications: dispatcher,
             callers: callers, clock: clock, logger: logger)
-        apps = AppService(state: state, emitter: emitter, badges: badges, callers: callers, clock: clock)
         let daemon = DaemonService(state: state, server: serverMonitor)
-        services = [badges, daemon]
-        deadlines = DeadlineTimer(loop: loop, clock: clock) {}
+        deadlines = DeadlineTimer(loop: loop, clock: clock)
+        // The object owns the interfaces, which own their services.
         let interfaces = [
             BadgeService.interface(badges), AppService.interface(apps), SessionService.interface(sessions),
             DaemonService.interface(daemon),
         ]
         object = DBusObject(
-            path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) })
-        // Property reads (PendingHandlers) wait for the batch in progress, as replies do.
-        object.answerPropertyRead = { [state] call, values in state.respond(call, values) }
+            path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) },
+            // Property reads (PendingHandlers) wait for the batch in progress, as replies do.
+            answerPropertyRead: { [state] call, values in state.respond(call, values) })
         do {
             try start()
         } catch {
@@ -102,9 +99,13 @@ public final class Notifyd {
         // A step of the wall clock is taken before the batch commits, so it
         // is stored with it; then the deadline timer follows.
         loop.addBeforeSleepObserver { [weak self] in self?.takeClockStep() }
-        loop.addBeforeSleepObserver { [state] in state.commit() }
-        deadlines.onFire = { [weak self] in self?.expireDueHandlers() }
-        state.onCommitted = { [weak self] in self?.followDeadlines() }
+        // The committer: the batch is stored, then replies and signals go
+        // out (DurableState), then the deadline timer follows the state.
+        loop.addBeforeSleepObserver { [weak self] in
+            guard let self else { return }
+            state.commit()
+            followDeadlines()
+        }
         do {
             try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [weak self] signal in self?.shutDown(signal: signal) }
             try loop.watchWallClockSet { [weak self] in self?.takeClockStep() }
@@ -117,12 +118,7 @@ public final class Notifyd {
             try connection.subscribe(
                 DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
             ) { [weak self] message in self?.nameOwnerChanged(message) }
-            serverMonitor.onChange = { [weak self] _ in self?.serverChanged() }
-            // A click on a notification's default action counts as DidBecomeActive,
-            // reported by notifyd itself: the state lasts until the app reports its own.
-            let reporter = connection.uniqueName ?? NotifydNames.busName
-            dispatcher.onActivate = { [weak self] app in self?.apps.record(.active, for: app, by: reporter) }
-            try serverMonitor.start()
+            try serverMonitor.start { [weak self] _ in self?.serverChanged() }
             try launcher.followDocks(on: connection)
         } catch {
             throw StartupError("cannot set up on the bus: \(error)")
@@ -187,7 +183,7 @@ public final class Notifyd {
     }
 
     private func followDeadlines() {
-        deadlines.follow(state.current.sessions.nextDeadline)
+        deadlines.follow(state.current.sessions.nextDeadline) { [weak self] in self?.expireDueHandlers() }
     }
     private func requestName() throws(StartupError) {
         let reply: DBusNameReply
@@ -224,7 +220,7 @@ public final class Notifyd {
         callers.stop()
         state.commit()
         if connection.isConnected { connection.flush() }
-        desktop.shutDown()
+        dispatcher.shutDown()
         // The other threads have ended: what they posted too late would
         // keep the loop, and the state it holds, alive in a cycle.
         loop.discardPostedWork()

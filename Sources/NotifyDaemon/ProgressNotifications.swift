@@ -17,11 +17,12 @@ final class ProgressNotifications {
     private var latest: [SessionID: (app: AppID, event: WorkerEvent, fraction: Double)] = [:]
     private var timers: [SessionID: EventLoop.TimerID] = [:]
     private var shown: Set<SessionID> = []
-    var post: ((NotificationDispatcher.Popup) -> Void)?
+    private let post: (NotificationDispatcher.Popup) -> Void
 
-    init(loop: EventLoop, clock: any WallClock) {
+    init(loop: EventLoop, clock: any WallClock, post: @escaping (NotificationDispatcher.Popup) -> Void) {
         self.loop = loop
         self.clock = clock
+        self.post = post
     }
 
     /// A progress event; `fraction` is the session's progress so far.
@@ -56,7 +57,7 @@ final class ProgressNotifications {
             category: "transfer", soundHint: nil, withActions: false, openPath: nil,
             progress: percent, transient: true)
         shown.insert(session)
-        post?(NotificationDispatcher.Popup(
+        post(NotificationDispatcher.Popup(
             request: request, app: app, session: session, kind: .progress, merged: 0, sound: .silent))
     }
 

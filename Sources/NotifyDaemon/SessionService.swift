@@ -77,19 +77,18 @@ final class SessionService {
 
     private func record(_ report: WorkerReport) throws(NotifydError) -> CompletionHandler? {
         let now = clock.now()
-        let recorded = try state.mutate { (state) throws(NotifydError) in
-            try state.sessions.record(report.event, session: report.session, app: report.app, at: now)
+        let outcome = try state.mutate { (state) throws(NotifydError) in
+            try state.recordEvent(report.event, session: report.session, app: report.app, at: now)
         }
+        let recorded = outcome.recorded
         state.stage(recorded)
-        badges.addEventBadge(report.event.badge, to: report.app)
+        badges.record(outcome.badge)
         let handlerID = recorded.handler?.id ?? 0
         state.afterCommit { [self] in
             emitter.emit(
                 NotifydNames.sessionsInterface, "HandleEventsForBackgroundSession",
                 [.string(report.session.rawValue), .string(report.app.rawValue), .uint64(handlerID), report.echo])
-            if report.event.kind == .progress || recorded.session.bytesExpected != nil {
-                launcher?.setProgress(state.current.sessions.progress(of: report.app), for: report.app)
-            }
+            if let progress = outcome.progress { launcher?.setProgress(progress, for: report.app) }
             notifications?.eventRecorded(
                 report.event, session: report.session, app: report.app, handlerID: handlerID,
                 progress: recorded.session.progress)

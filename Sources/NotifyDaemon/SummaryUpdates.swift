@@ -15,11 +15,12 @@ final class SummaryUpdates {
     private var waiting: [NotificationKey: NotificationDispatcher.Popup] = [:]
     private var timers: [NotificationKey: EventLoop.TimerID] = [:]
     /// Posts a popup (the dispatcher's submit).
-    var post: ((NotificationDispatcher.Popup) -> Void)?
+    private let post: (NotificationDispatcher.Popup) -> Void
 
-    init(loop: EventLoop, clock: any WallClock) {
+    init(loop: EventLoop, clock: any WallClock, post: @escaping (NotificationDispatcher.Popup) -> Void) {
         self.loop = loop
         self.clock = clock
+        self.post = post
     }
 
     /// Offers an update of a summary: posted now, or kept as the latest
@@ -40,7 +41,7 @@ final class SummaryUpdates {
         }
         guard let last = lastPosted[key], now - last < Self.interval else {
             lastPosted[key] = now
-            post?(popup)
+            post(popup)
             return
         }
         waiting[key] = popup
@@ -53,7 +54,7 @@ final class SummaryUpdates {
         timers[key] = nil
         guard let popup = waiting.removeValue(forKey: key) else { return }
         lastPosted[key] = clock.elapsed()
-        post?(popup)
+        post(popup)
     }
 
     /// Bursts long over need no memory of their last update.

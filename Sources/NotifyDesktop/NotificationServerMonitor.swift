@@ -29,21 +29,26 @@ public final class NotificationServerMonitor {
     public static let busName = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
 
-    private let connection: DBusConnection
+    /// Weak: the connection's exported object owns services that hold
+    /// this monitor.
+    private weak var connection: DBusConnection?
     private let logger: Logger
     private var generation = 0
     /// The running server, nil when there is none (or it is being asked).
     public private(set) var server: Server?
     /// Called on the loop thread whenever ``server`` changes.
-    public var onChange: ((Server?) -> Void)?
+    private var onChange: ((Server?) -> Void)?
 
     public init(connection: DBusConnection, logger: Logger) {
         self.connection = connection
         self.logger = logger
     }
 
-    /// Starts following the server.
-    public func start() throws(DBusError) {
+    /// Starts following the server; `onChange` runs on the loop thread
+    /// whenever ``server`` changes.
+    public func start(onChange: @escaping (Server?) -> Void) throws(DBusError) {
+        self.onChange = onChange
+        guard let connection else { throw DBusError(DBusError.Name.disconnected, "the connection is gone") }
         try connection.watchNameOwner(Self.busName) { [weak self] owner in self?.ownerChanged(owner) }
     }
 
@@ -87,7 +92,7 @@ public final class NotificationServerMonitor {
             let message = try DBusMessage.methodCall(
                 destination: owner, path: Self.path, interface: Self.busName, member: member)
             message.setAutoStart(false)
-            try connection.callAsync(message, timeoutMilliseconds: 5_000) { [logger] result in
+            try connection?.callAsync(message, timeoutMilliseconds: 5_000) { [logger] result in
                 switch result {
                 case .success(let reply): done((try? reply.arguments()) ?? [])
                 case .failure(let error): logger.warning("notification server did not answer \(member): \(error)")
