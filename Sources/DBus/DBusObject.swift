@@ -7,7 +7,8 @@ import Logging
 /// `UnknownMethod`), check the signature against the declaration (else
 /// `InvalidArgs`), decode, run the handler, and send what it returns or
 /// throws. `Introspectable` and `Properties` are answered from the
-/// declarations; `Peer` by libdbus.
+/// declarations; `Peer` by this module (``PeerInterface``), with its
+/// signatures checked.
 public final class DBusObject {
     /// The object path.
     public let path: String

@@ -100,10 +100,6 @@ public final class DBusFileDescriptor: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
-#if canImport(Glibc)
 import Glibc
+
 private func closeDescriptor(_ fd: Int32) -> Int32 { Glibc.close(fd) }
-#elseif canImport(Darwin)
-import Darwin
-private func closeDescriptor(_ fd: Int32) -> Int32 { Darwin.close(fd) }
-#endif

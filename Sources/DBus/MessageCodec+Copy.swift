@@ -81,8 +81,7 @@ extension DBusMessage {
     }
 }
 
-#if canImport(Glibc)
 import Glibc
+
 /// get_basic duplicates a Unix FD; the copy appended its own duplicate.
 private func closeDuplicated(_ fd: Int32) -> Int32 { Glibc.close(fd) }
-#endif

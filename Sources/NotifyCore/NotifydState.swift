@@ -1,5 +1,7 @@
-/// Everything notifyd knows, as one value: copying it is a snapshot, which
-/// is how a failed commit rolls memory back to what is on disk.
+/// Everything notifyd knows, as one value. The rules that span its books
+/// are its operations (``recordEvent(_:session:app:at:)``,
+/// ``reportAppState(_:for:by:at:)``). After a failed commit the daemon
+/// reloads it from the database, which holds exactly what was committed.
 public struct NotifydState: Hashable, Sendable {
     public var badges: BadgeBook
     /// Background sessions and their pending completion handlers.

@@ -4,7 +4,9 @@ import NotifyDesktop
 
 /// Starts the desktop side (the GLib thread, libnotify, GIO) on the first
 /// popup rather than at start-up: a daemon that only keeps badges and
-/// handlers never loads it, which keeps idle memory and start-up small.
+/// handlers never starts that thread nor libnotify, which keeps idle
+/// memory and start-up small (the libraries are linked, so they load with
+/// the executable, but none of their state is made).
 final class LazyDesktop {
     private let logger: Logger
     private var notifier: DesktopNotifier?
