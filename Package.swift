@@ -1,14 +1,24 @@
 // swift-tools-version:6.0
 //
-// notifyd: iOS-style background completion for the Linux desktop.
+// notifyd: iOS-style background completion for the Linux desktop. Linux
+// only (libdbus, epoll, timerfd, libnotify): no other platform is declared.
 //
 // Layers, with one-way arrows:
-//   C system libraries (CDBus, CLibnotify, CSQLite)
-//   -> DBus (a Swift layer over libdbus; knows nothing of notifications)
-//   -> NotifyCore (pure state: badges, identifiers, errors; clock injected, no I/O)
-//   -> NotifyStore (SQLite) and NotifyDesktop (LauncherEntry, libnotify, ...)
-//   -> NotifyDaemon (the D-Bus interfaces wired to the core)
-//   -> thin executables notifyd, notifyctl, notifyd-bench
+//   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite)
+//   -> DBus (a Swift layer over libdbus and the event loop; knows nothing of
+//      notifications)
+//   -> NotifyCore (pure: the books of badges, sessions and apps, and the
+//      operations that decide what spans them; clock injected, no I/O)
+//   -> NotifyStore (SQLite) and NotifyDesktop (LauncherEntry, libnotify,
+//      libcanberra, what each notification server really does)
+//   -> NotifyDaemon (decodes and authorizes each call, asks the core, and
+//      hands the outcome to the committer: stored in the batch, then
+//      replies, then signals and desktop effects)
+//   -> thin executables notifyd, notifyctl, notifyd-bench, notifyd-fuzz
+// Test support is a library too: NotifyTestingCore (no Foundation: the bus
+// configuration, the recording notification server, the loop thread, the
+// seeded generator), used by the bench and the fuzzer, and NotifyTesting
+// (processes, Xvfb, desktops), used by every test target.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -19,13 +29,14 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "notifyd",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "notifyd", targets: ["notifyd"]),
         .executable(name: "notifyctl", targets: ["notifyctl"]),
         .executable(name: "notifyd-bench", targets: ["notifyd-bench"]),
         .executable(name: "notifyd-fuzz", targets: ["notifyd-fuzz"]),
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "NotifyTesting", targets: ["NotifyTesting"]),
+        .library(name: "NotifyTestingCore", targets: ["NotifyTestingCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -103,7 +114,7 @@ let package = Package(
         .executableTarget(
             name: "notifyd-bench",
             dependencies: [
-                "DBus",
+                "DBus", "NotifyCore", "NotifyTestingCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
@@ -111,37 +122,44 @@ let package = Package(
         .executableTarget(
             name: "notifyd-fuzz",
             dependencies: [
-                "DBus", "NotifyCore",
+                "DBus", "NotifyCore", "NotifyTestingCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
 
+        // MARK: Test support, shared by the tests, notifyd-bench and notifyd-fuzz
+        // (a private bus, a recording notification server, the loop thread, a
+        // seeded generator). Neither imports Testing or XCTest.
+        // NotifyTestingCore is the part without Foundation or Dispatch (the
+        // bench and the fuzzer do without both); NotifyTesting re-exports it.
+        .target(name: "NotifyTestingCore", dependencies: ["DBus"], swiftSettings: strictSettings),
+        .target(name: "NotifyTesting", dependencies: ["DBus", "NotifyTestingCore"]),
+
         // MARK: Tests, one target per module plus the bus-level suite
-        .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
         .testTarget(
-            name: "NotifyDesktopTests", dependencies: ["NotifyDesktop", "DBus", "TestSupport"],
+            name: "NotifyDesktopTests", dependencies: ["NotifyDesktop", "DBus", "NotifyTesting"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "DBus", "TestSupport"],
+            name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "DBus", "NotifyTesting"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "NotifyctlTests",
             dependencies: [
-                "notifyctl", "TestSupport", "DBus",
+                "notifyctl", "NotifyTesting", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DBus", "TestSupport", "notifyd", "notifyctl", "notifyd-fuzz"],
+            dependencies: ["DBus", "NotifyTesting", "notifyd", "notifyctl", "notifyd-fuzz"],
             swiftSettings: strictSettings),
         // Real notification servers under Xvfb, one after another; renders docs/DESKTOPS.md.
         .testTarget(
             name: "DesktopTests",
-            dependencies: ["DBus", "TestSupport", "notifyd", "notifyctl"],
+            dependencies: ["DBus", "NotifyTesting", "notifyd", "notifyctl"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

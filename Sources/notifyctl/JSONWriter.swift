@@ -1,3 +1,5 @@
+import NotifyCore
+
 /// A JSON value as notifyctl prints it with `--json`.
 ///
 /// A hand-written writer instead of Foundation's `JSONEncoder`: notifyctl
@@ -55,23 +57,7 @@ enum JSON {
     /// escaped (RFC 8259 section 7), plus U+2028 and U+2029 so the output is
     /// also valid JavaScript. Everything else is written as UTF-8.
     static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case "\u{00}"..."\u{1F}", "\u{2028}", "\u{2029}":
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        out += JSONString.quoted(value)
     }
 }
 

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 
 /// The notifyd a bus started by D-Bus activation for the cold-start
 /// section: calls to it (with or without auto-start), and stopping it.

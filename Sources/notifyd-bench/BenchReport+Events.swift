@@ -1,3 +1,5 @@
+import NotifyTestingCore
+
 /// The rows of the events section, with the project's targets.
 extension BenchReport {
     /// notifyd must store events durably at least this fraction of the bare receiver's rate.

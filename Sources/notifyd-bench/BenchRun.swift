@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 
 /// One run of the benchmark: sets up the bus and notifyd, measures the
 /// chosen sections in order (calls, clients, idle, memory, load,
@@ -57,7 +58,7 @@ struct BenchRun {
         Progress.say("private bus at \(bus.address)")
         let environment = ChildEnvironment.inherited(overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         // Before notifyd, so that it finds a server at start-up, as on a desktop.
-        let server = sections.contains(.events) ? try CountingNotificationServer(address: bus.address) : nil
+        let server = sections.contains(.events) ? try EventsBenchmark.notificationServer(address: bus.address) : nil
         defer { server?.stop() }
 
         let notifyd = try NotifydProcess(
@@ -97,7 +98,7 @@ struct BenchRun {
     /// - Parameter server: the events section's notification server, when it runs.
     private func measure(
         _ report: inout BenchReport, notifyd: NotifydProcess, connection: DBusConnection, environment: [String],
-        bus: PrivateBus, scratch: ScratchDirectory, server: CountingNotificationServer?
+        bus: PrivateBus, scratch: ScratchDirectory, server: RecordingNotificationServer?
     ) throws(BenchFailure) {
         try notifyd.waitUntilServing(on: connection)
         Progress.say("notifyd (process \(notifyd.pid)) serves \(NotifydBusNames.busName)")

@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// Round trips of `Badges.GetBadge` against `Peer.Ping` on the same daemon,
 /// over the same connection.

@@ -1,4 +1,5 @@
 import Glibc
+import NotifyTestingCore
 
 /// A program started with `posix_spawn`: no shell, no `PATH` search, its
 /// standard input from `/dev/null`.

@@ -1,3 +1,5 @@
+import NotifyTestingCore
+
 /// Whole-process timings of command-line clients doing the same call:
 /// `notifyctl badge get APP` against `busctl --user call ...` (and
 /// `gdbus call --session ...` when gdbus is installed).

@@ -1,11 +1,12 @@
 import Glibc
+import NotifyTestingCore
 
 /// Plain POSIX threads for the load section's clients, one per client,
 /// each running the same body with its index (the benchmark does without
 /// Foundation and Dispatch, so that a client thread blocks in libdbus and
 /// nowhere else).
 final class ClientThreads {
-    private var threads: [pthread_t] = []
+    private var threads: [PosixThread] = []
 
     /// Starts `count` threads running `body(index)`. If one cannot be
     /// started, `onFailure` runs (it must let the started ones finish, e.g.
@@ -14,35 +15,20 @@ final class ClientThreads {
         count: Int, onFailure: () -> Void, _ body: @escaping @Sendable (Int) -> Void
     ) throws(BenchFailure) {
         for index in 0..<count {
-            let context = Unmanaged.passRetained(ClientThreadBody { body(index) }).toOpaque()
-            var thread = pthread_t()
-            let created = pthread_create(&thread, nil, { context in
-                Unmanaged<ClientThreadBody>.fromOpaque(context!).takeRetainedValue().run()
-                return nil
-            }, context)
-            guard created == 0 else {
-                Unmanaged<ClientThreadBody>.fromOpaque(context).release()
+            do {
+                threads.append(try PosixThread { body(index) })
+            } catch {
                 onFailure()
                 join()
-                throw .system("cannot start client thread \(index + 1) of \(count)", errno: created)
+                throw BenchFailure("client thread \(index + 1) of \(count): \(error)")
             }
-            threads.append(thread)
         }
     }
 
     /// Waits until every thread has ended.
     func join() {
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { thread.join() }
         threads = []
-    }
-}
-
-/// The closure a client thread runs, carried through `pthread_create`'s context pointer.
-private final class ClientThreadBody: Sendable {
-    let run: @Sendable () -> Void
-
-    init(_ run: @escaping @Sendable () -> Void) {
-        self.run = run
     }
 }
 

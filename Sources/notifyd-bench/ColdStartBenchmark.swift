@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 
 /// Cold start by D-Bus activation, to the first reply, against the same
 /// call on the running daemon.

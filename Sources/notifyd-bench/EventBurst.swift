@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// The burst of worker signals the events section sends, to notifyd and to
 /// the bare receiver alike: `count` times

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 
 /// A burst of worker signals (``EventBurst``): how fast notifyd stores them
 /// durably against a bare receiver of the same burst, whether any is lost,
@@ -19,7 +20,7 @@ struct EventsBenchmark {
     let connection: DBusConnection
     /// notifyd's bus.
     let bus: PrivateBus
-    let server: CountingNotificationServer
+    let server: RecordingNotificationServer
     let baseline: BareReceiverBaseline
 
     /// How long notifyd may take to store the burst.
@@ -43,7 +44,7 @@ struct EventsBenchmark {
         /// `PendingHandlers` after settling.
         let pending: Int
         let badge: UInt32
-        let popups: CountingNotificationServer.Counts
+        let popups: RecordingNotificationServer.Counts
         let before: IdleBenchmark.Memory
         let after: IdleBenchmark.Memory
         /// CPU time notifyd (all threads) and its bus used from the first send until all were stored.
@@ -96,6 +97,19 @@ struct EventsBenchmark {
             polls: polls, pending: try pendingHandlers(), badge: try badge(), popups: server.counts - popupsBefore,
             before: before, after: try memory.measureMemory(),
             notifydCPU: used(cpuBefore.0, cpuAfter.0), busCPU: used(cpuBefore.1, cpuAfter.1))
+    }
+
+    /// Starts the notification server notifyd posts its popups to during
+    /// the section: on the private bus, answering as a desktop's would, and
+    /// only counting (it keeps no call, so it costs the burst little).
+    static func notificationServer(address: String) throws(BenchFailure) -> RecordingNotificationServer {
+        do {
+            return try RecordingNotificationServer(
+                address: address, capabilities: ["actions", "body", "sound"], name: "bench-counter",
+                vendor: "notifyd", recordsCalls: false)
+        } catch {
+            throw BenchFailure("cannot start the counting notification server: \(error)")
+        }
     }
 
     /// Waits (at most 10 s) until notifyd has found the counting server.

@@ -1,4 +1,5 @@
 import Glibc
+import NotifyTestingCore
 
 /// What an idle notifyd costs the machine: wake-ups and resident memory.
 ///

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 
 /// `ListSessions` with many pending handlers, each on a session of its own
 /// (the largest reply there is: 100,000 rows by default, SPEC's limit of

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 
 /// The list-sessions section's calls on its notifyd: storing the sessions,
 /// `ListSessions` and checking its reply, `PendingHandlers`.

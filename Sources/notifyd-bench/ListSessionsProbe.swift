@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 import Synchronization
 
 /// Another caller of notifyd while `ListSessions` runs: a thread with a

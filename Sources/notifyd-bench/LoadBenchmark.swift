@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 import Synchronization
 
 /// Many clients at once against one notifyd: each client a thread with a

@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// What one client of the load section saw. Made on the client's thread,
 /// read by the main thread after the thread ended.

@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// One call of the load section, with the arguments it was given.
 enum LoadIntent {

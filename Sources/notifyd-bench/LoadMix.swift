@@ -1,3 +1,5 @@
+import NotifyTestingCore
+
 /// The calls of the load section, and how often each comes in the mix.
 ///
 /// The mix is what a desktop's clients do: mostly reads (docks and panels
@@ -73,24 +75,5 @@ enum LoadCall: String, CaseIterable, Hashable, Sendable {
             }
         }
         return calls
-    }
-}
-
-/// A small, fast, seedable generator (SplitMix64, as in Java's
-/// `SplittableRandom`): the mix and the values it writes are the same in
-/// every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }

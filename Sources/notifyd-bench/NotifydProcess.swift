@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 
 /// notifyd's names on the bus (SPEC "Names"), spelled out here so the
 /// benchmark depends on nothing but the DBus module.

@@ -1,3 +1,5 @@
+import NotifyCore
+
 /// Number and string formatting without Foundation.
 enum NumberText {
     /// `value` with exactly `decimals` digits after the point, rounded half
@@ -31,27 +33,9 @@ enum NumberText {
         return fixed(value, decimals: decimals)
     }
 
-    /// A JSON string literal, quoted and escaped.
+    /// A JSON string literal, quoted and escaped (``JSONString``), or `null`.
     static func json(_ text: String?) -> String {
-        guard let text else { return "null" }
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\t": escaped += "\\t"
-            case "\r": escaped += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    escaped.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return escaped + "\""
+        text.map(JSONString.quoted) ?? "null"
     }
 
     /// `text` padded with spaces to `width` characters.

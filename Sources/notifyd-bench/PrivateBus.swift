@@ -1,9 +1,10 @@
 import Glibc
+import NotifyTestingCore
 
 /// A `dbus-daemon` of the benchmark's own, never the user's session bus.
 ///
 /// It listens in the scratch directory, with the limits of Debian's session
-/// bus. It has no service directory unless one is given (the cold-start
+/// bus (``BusConfiguration``). It has no service directory unless one is given (the cold-start
 /// section's bus), so nothing on it can be activated: only what the
 /// benchmark starts is there.
 struct PrivateBus {
@@ -19,8 +20,9 @@ struct PrivateBus {
     init(
         dbusDaemon: String, scratch: ScratchDirectory, environment: [String], serviceDirectory: String? = nil
     ) throws(BenchFailure) {
+        // A bus only the current user may use, configured as the tests' buses are.
         try scratch.write(
-            Self.configuration(socketDirectory: scratch.path, serviceDirectory: serviceDirectory), to: "bus.conf")
+            BusConfiguration.text(socketDirectory: scratch.path, serviceDirectory: serviceDirectory), to: "bus.conf")
         // The address goes to descriptor 3, which dbus-daemon closes after
         // writing; its log goes to bus.log.
         process = try ChildProcess.spawn(
@@ -39,46 +41,5 @@ struct PrivateBus {
     /// Stops the bus.
     func stop() {
         process.terminate(graceSeconds: 2)
-    }
-
-    /// A session-type bus that only the current user may use.
-    ///
-    /// The limits are those of Debian's session bus
-    /// (`/usr/share/dbus-1/session.conf`): dbus-daemon's built-in ones (256
-    /// connections per user, 64 still authenticating) are a system bus's,
-    /// and the load section alone opens more than 100 (its clients, and
-    /// notifyd's connection for each app with a badge).
-    static func configuration(socketDirectory: String, serviceDirectory: String? = nil) -> String {
-        let services = serviceDirectory.map { "\n  <servicedir>\($0)</servicedir>" } ?? ""
-        return """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <listen>unix:dir=\(socketDirectory)</listen>\(services)
-          <auth>EXTERNAL</auth>
-          <limit name="max_incoming_bytes">1000000000</limit>
-          <limit name="max_incoming_unix_fds">250000000</limit>
-          <limit name="max_outgoing_bytes">1000000000</limit>
-          <limit name="max_outgoing_unix_fds">250000000</limit>
-          <limit name="max_message_size">1000000000</limit>
-          <limit name="service_start_timeout">120000</limit>
-          <limit name="auth_timeout">240000</limit>
-          <limit name="pending_fd_timeout">150000</limit>
-          <limit name="max_completed_connections">100000</limit>
-          <limit name="max_incomplete_connections">10000</limit>
-          <limit name="max_connections_per_user">100000</limit>
-          <limit name="max_pending_service_starts">10000</limit>
-          <limit name="max_names_per_connection">50000</limit>
-          <limit name="max_match_rules_per_connection">50000</limit>
-          <limit name="max_replies_per_connection">50000</limit>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-
-        """
     }
 }

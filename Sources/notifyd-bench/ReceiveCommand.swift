@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import Glibc
+import NotifyTestingCore
 
 /// `notifyd-bench receive`: the bare libdbus receiver the events section
 /// measures notifyd against, run as a process of its own. Hidden from help

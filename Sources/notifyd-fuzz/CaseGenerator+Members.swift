@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// Families about the shape of a call: wrong signatures for every method,
 /// unknown members, interfaces and object paths.

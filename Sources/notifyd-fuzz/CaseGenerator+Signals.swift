@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// The worker signal with refused contents, valid events with hostile
 /// unknown keys (stored and accounted for), and messages near the size limits.

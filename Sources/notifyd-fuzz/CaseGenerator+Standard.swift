@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// Families about the standard interfaces and well-formedness: properties,
 /// many arguments, and well-formed read-only calls mixed in.

@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// Families about argument values: identifiers, counts, malformed events,
 /// and sessions that are unknown, another app's, or of an app at its limit.

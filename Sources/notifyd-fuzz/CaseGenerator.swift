@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// Makes case number `index` of a run from the run's seed alone: the same
 /// seed and index always give the same message and expectation.

@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// Event dictionaries (`a{sv}`): valid ones, ones with exactly one defect
 /// SPEC refuses, and hostile unknown keys SPEC says to ignore.

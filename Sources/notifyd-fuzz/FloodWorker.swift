@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// One connection of the flood, on a thread of its own: it keeps up to
 /// `window` calls in flight (pipelined, answered through `callAsync`),

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 import Synchronization
 
 /// One run: prepare, look, flood, settle, look again, judge.
@@ -33,7 +34,7 @@ struct FuzzRun {
         let generator = configured
         let tally = Tally()
 
-        let start = Clock.nanoseconds()
+        let start = MonotonicClock.nanoseconds()
         let deadline = start + UInt64(options.seconds * 1e9)
         let deserterShare = options.only == nil && options.deserters > 0 && options.calls >= 1000 ? options.calls / 20 : 0
         let floodSource = options.only.map { CaseSource(indices: $0) }
@@ -61,13 +62,13 @@ struct FuzzRun {
         var failures: [String] = []
         // A call that is never answered must not hang the run: give up a while after the last reply could come.
         let giveUp = deadline + UInt64(options.replyTimeoutMilliseconds) * 1_000_000 + 30_000_000_000
-        while finished.load(ordering: .acquiring) < threads.count, Clock.nanoseconds() < giveUp { usleep(20_000) }
+        while finished.load(ordering: .acquiring) < threads.count, MonotonicClock.nanoseconds() < giveUp { usleep(20_000) }
         if finished.load(ordering: .acquiring) < threads.count {
             failures.append("\(threads.count - finished.load(ordering: .acquiring)) connections were still waiting for answers when the run gave up")
         } else {
             for thread in threads { thread.join() }
         }
-        let floodSeconds = Double(Clock.nanoseconds() - start) / 1e9
+        let floodSeconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
 
         let after = try? DaemonWatch.look(connection)
         if after != before {

@@ -1,4 +1,5 @@
 import DBus
+import NotifyTestingCore
 
 /// Generators of identifiers and strings, valid and invalid by SPEC's
 /// rules. Each invalid one is invalid by construction, for one stated

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyTestingCore
 
 /// Generators of arbitrary D-Bus values: random types, deep nesting up to
 /// what libdbus accepts, huge arrays, and values of any type but a given one.

@@ -1,3 +1,5 @@
+import NotifyCore
+
 /// What a run did and found, as text for people or one JSON object.
 struct Summary {
     var seed: UInt64
@@ -42,7 +44,7 @@ struct Summary {
             "\"seed\": \(seed)", "\"messages\": \(total.sent)", "\"calls\": \(expectedReplies)", "\"replies\": \(total.replies)",
             "\"signals\": \(total.signals)", "\"abandoned\": \(total.abandoned)", "\"mismatches\": \(total.mismatches)",
             "\"seconds\": \(format(seconds))", "\"stoppedByTime\": \(stoppedByTime)", "\"acceptedHandlers\": \(acceptedHandlers)",
-            "\"notifydPid\": \(notifyd.pid)", "\"notifydUniqueName\": \(quote(notifyd.uniqueName))", "\"passed\": \(passed)",
+            "\"notifydPid\": \(notifyd.pid)", "\"notifydUniqueName\": \(JSONString.quoted(notifyd.uniqueName))", "\"passed\": \(passed)",
         ]
         if let before = resourcesBefore, let after = resourcesAfter {
             fields.append("\"descriptors\": [\(before.descriptors), \(after.descriptors)]")
@@ -50,11 +52,11 @@ struct Summary {
         }
         let perFamily = Family.allCases.compactMap { family -> String? in
             guard let c = families[family] else { return nil }
-            return "\(quote(family.rawValue)): {\"sent\": \(c.sent), \"replies\": \(c.replies), \"signals\": \(c.signals), \"abandoned\": \(c.abandoned), \"mismatches\": \(c.mismatches)}"
+            return "\(JSONString.quoted(family.rawValue)): {\"sent\": \(c.sent), \"replies\": \(c.replies), \"signals\": \(c.signals), \"abandoned\": \(c.abandoned), \"mismatches\": \(c.mismatches)}"
         }
         fields.append("\"families\": {\(perFamily.joined(separator: ", "))}")
-        fields.append("\"failures\": [\(failures.map(quote).joined(separator: ", "))]")
-        fields.append("\"mismatchCases\": [\(mismatches.map { quote($0.description) }.joined(separator: ", "))]")
+        fields.append("\"failures\": [\(failures.map(JSONString.quoted).joined(separator: ", "))]")
+        fields.append("\"mismatchCases\": [\(mismatches.map { JSONString.quoted($0.description) }.joined(separator: ", "))]")
         return "{" + fields.joined(separator: ", ") + "}"
     }
 
@@ -62,23 +64,6 @@ struct Summary {
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10)"
     }
-}
-
-/// A JSON string literal.
-func quote(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }
 
 extension String {

@@ -1,45 +1,5 @@
-import Glibc
+import NotifyTestingCore
 import Synchronization
-
-/// Plain POSIX threads, each running one closure (the fuzzer does without
-/// Foundation, like notifyd-bench).
-struct PosixThread {
-    private let thread: pthread_t
-
-    /// Starts `body` on a new thread.
-    init(_ body: @escaping @Sendable () -> Void) throws(FuzzFailure) {
-        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard created == 0 else {
-            Unmanaged<ThreadBody>.fromOpaque(context).release()
-            throw FuzzFailure("cannot start a thread: \(String(cString: strerror(created)))")
-        }
-        self.thread = thread
-    }
-
-    /// Waits for the thread to end.
-    func join() {
-        pthread_join(thread, nil)
-    }
-}
-
-private final class ThreadBody: Sendable {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-}
-
-/// Monotonic time.
-enum Clock {
-    static func nanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-}
 
 /// Why the fuzzer could not run (not a finding about notifyd).
 struct FuzzFailure: Error, CustomStringConvertible {
@@ -75,7 +35,7 @@ final class CaseSource: Sendable {
 
     /// The next index, or nil when the run is over.
     func take() -> UInt64? {
-        if Clock.nanoseconds() >= deadline {
+        if MonotonicClock.nanoseconds() >= deadline {
             timedOut.store(true, ordering: .relaxed)
             return nil
         }

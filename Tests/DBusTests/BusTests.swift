@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The DBus module on a private bus: an exported object served from an
 /// event loop thread, called by a second connection.

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// What libdbus holds for a connection (its timeouts, the loop binding, the
 /// exported objects) outlives neither libdbus's own objects nor the

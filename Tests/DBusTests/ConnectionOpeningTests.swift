@@ -2,7 +2,7 @@ import DBus
 import Foundation
 import Synchronization
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// Opening a connection without blocking the loop, and a loop on a thread
 /// of its own.

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// ``DBusMonitor`` on a private bus: it sees what two other connections
 /// exchange, in the order the bus routed it, and never takes part.

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The desktop compatibility suite: each real notification server in turn,
 /// under Xvfb on a private bus with the real notifyd, driven the way users

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NotifyTesting
 
 /// docs/DESKTOPS.md, made of named sections that suites of this target
 /// render from what they measured: each suite checks its own section

@@ -1,6 +1,6 @@
 import DBus
 import Foundation
-import TestSupport
+import NotifyTesting
 
 /// What a notification server received, seen from the bus itself: a
 /// ``DBusMonitor`` that records every `org.freedesktop.Notifications` call

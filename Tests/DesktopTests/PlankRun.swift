@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// A test bus with notifyd, a bus monitor, a signal recorder and Plank,
 /// and the scenarios the tests share.

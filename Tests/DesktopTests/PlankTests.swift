@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// notifyd's badges and progress on a real dock: Plank under Xvfb, on the
 /// test's bus, with a launcher for the test app (``PlankSession``).

@@ -1,4 +1,4 @@
-import TestSupport
+import NotifyTesting
 
 /// Which sound hints a server really plays (whatever it lists).
 enum ServerSound: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The scenarios of one download each: finished, failed, progress, and
 /// the server restarting while a popup is held.

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// How a ``ServerRun`` drives notifyd (short-lived `notifyctl event`
 /// processes, files to point at) and reads what the server received.

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 extension ServerRun {
     /// 4. Ten downloads at once from ten short-lived notifyctl processes.

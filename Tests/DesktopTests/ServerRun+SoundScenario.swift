@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 extension ServerRun {
     /// 7. Sound: the hints sent and who played.

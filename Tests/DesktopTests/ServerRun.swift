@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// One server's run: a bus, the monitor, notifyd, the server, the scenarios.
 ///

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The Apps interface (SPEC "Apps") against the real daemon.
 @Suite struct AppsTests {
@@ -55,9 +55,14 @@ import TestSupport
         let second = try DBusConnection.connect(to: .address(fixture.bus.address))
         try report("DidBecomeActive", "app", via: first)
         try report("DidEnterBackground", "app", via: second)
+        let firstName = try #require(first.uniqueName)
+        let departures = try SignalRecorder(address: fixture.bus.address, rules: [.nameOwnerChanged(firstName)])
         first.close()
-        try fixture.badges("GetBadge", [.string("app")])  // after the first connection's departure is handled
-        Thread.sleep(forTimeInterval: 0.1)
+        // Barrier: the bus has sent notifyd the first connection's departure
+        // (a NameOwnerChanged it routes to every subscriber at once), and
+        // notifyd answers this call only after handling it.
+        #expect(departures.wait { $0.arguments == [.string(firstName), .string(firstName), .string("")] } != nil)
+        try fixture.badges("GetBadge", [.string("app")])
         #expect(try state("app") == "background", "the first connection no longer owns it")
         second.close()
         #expect(recorder.wait { $0.member == "StateChanged" && $0.arguments.last == .string("not-running") } != nil)

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// BadgeChanged and the Unity LauncherEntry signals really go out, once
 /// per change and never for a no-op.
@@ -107,11 +107,10 @@ import TestSupport
         // The start-up re-send may straddle the reset; the dock's re-send
         // must bring both entries afterwards.
         let wanted: Set<DBusValue> = [.string("application://a.desktop"), .string("application://b.desktop")]
-        let deadline = Date(timeIntervalSinceNow: 5)
         var apps: Set<DBusValue> = []
-        while !apps.isSuperset(of: wanted) && Date() < deadline {
+        try? waitUntil("the dock got both entries", seconds: 5) {
             apps = Set(recorder.received.filter { $0.member == "Update" }.compactMap(\.arguments.first))
-            usleep(10_000)
+            return apps.isSuperset(of: wanted)
         }
         #expect(apps.isSuperset(of: wanted))
     }

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// Every Badges method and error of SPEC, against the real daemon.
 @Suite struct BadgesMethodTests {

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// SPEC "Security" on the bus: a Flatpak app may act only for itself, and
 /// another Unix user not at all.

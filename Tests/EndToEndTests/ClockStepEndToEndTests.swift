@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The real notifyd under libfaketime (the `faketime` package), with only
 /// its wall clock stepped: `CLOCK_BOOTTIME` and `CLOCK_MONOTONIC` run on

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// notifyd-fetch around the real curl and wget (defect 8): which file it
 /// names, by the tool's path or name, for each way of saying where to write.

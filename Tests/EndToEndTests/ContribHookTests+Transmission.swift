@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The real transmission-daemon runs notifyd-transmission-done, configured
 /// by the settings.json of contrib/README.md (defect 10). Transmission

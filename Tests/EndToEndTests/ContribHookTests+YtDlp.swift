@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The real yt-dlp, downloading a direct link to a small clip from a local
 /// web server (its generic extractor), runs notifyd-yt-dlp with the

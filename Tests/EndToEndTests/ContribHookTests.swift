@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The download-tool hooks of contrib/ against the real notifyd, run by the
 /// real tools against a local web server: aria2c, curl and wget (through
@@ -351,12 +351,12 @@ import TestSupport
     /// Waits (bounded) until notifyd lists `id`: hooks may run after their
     /// tool has exited (aria2 does not wait for them).
     func waitForSession(_ id: String, seconds: Double = 10, log: @autoclosure () -> String = "") throws -> Session {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while true {
-            if let session = try listSessions().first(where: { $0.id == id }) { return session }
-            guard Date() < deadline else { break }
-            usleep(20_000)
+        var found: Session?
+        try? waitUntil("notifyd lists \(id)", seconds: seconds) {
+            found = try listSessions().first(where: { $0.id == id })
+            return found != nil
         }
+        if let found { return found }
         throw TestFailure(
             "notifyd did not list session \(id) within \(seconds) s; it lists \(try listSessions().map(\.id)); log: \(fixture.daemon.log) \(log())")
     }

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// Persistence, refusal of a second instance, shutdown and introspection.
 @Suite struct DaemonLifecycleTests {
@@ -60,8 +60,7 @@ import TestSupport
 
     @Test func theLossOfTheBusEndsTheDaemon() throws {
         fixture.bus.stop()
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while fixture.daemon.process?.isRunning == true && Date() < deadline { usleep(10_000) }
+        try? waitUntil("notifyd exits", seconds: 5) { fixture.daemon.process?.isRunning != true }
         #expect(fixture.daemon.process?.isRunning == false)
         #expect(fixture.daemon.process?.terminationStatus == 0)
         #expect(fixture.daemon.log.contains("the bus went away"))

@@ -1,5 +1,5 @@
 import Testing
-import TestSupport
+import NotifyTesting
 
 @testable import notifyd
 

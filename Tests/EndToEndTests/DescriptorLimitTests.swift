@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// notifyd near the process's limits: thousands of badged apps under the
 /// usual `ulimit -n 1024`, and a daemon whose descriptors run out. New

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// An app with a desktop file in `$XDG_DATA_DIRS/applications`: its Name
 /// and Icon are used, and its notifications have a default action.

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The whole path with a real notification server: dunst under Xvfb.
 @Suite struct DunstEndToEndTests {

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The `HandleEventsForBackgroundSession` signal passes an event on to
 /// running apps: only the keys SPEC knows, so no worker can make notifyd

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 extension FaultTests {
     /// With handlers pending, badges set and a stream of calls in flight,
@@ -30,8 +30,7 @@ extension FaultTests {
         stream.start(CallStream.Plan(count: calls.count, window: 32, makeCall: { try calls[$0].message() }))
         try stream.waitUntilSent(1_000, seconds: 10)
         bus.stop()
-        let exitDeadline = Date(timeIntervalSinceNow: 5)
-        while daemon.process?.isRunning == true && Date() < exitDeadline { usleep(10_000) }
+        try? waitUntil("notifyd exits", seconds: 5) { daemon.process?.isRunning != true }
         #expect(daemon.process?.isRunning == false, "notifyd still runs 5 s after the bus went away")
         #expect(daemon.stop(signal: SIGKILL) == 0, "exit status; log:\n\(daemon.log.suffix(2000))")
         #expect(daemon.log.contains("the bus went away"))
@@ -64,6 +63,8 @@ extension FaultTests {
         let silent = try DBusConnection.connect(to: .address(bus.address))
         #expect(try silent.requestName("org.example.Silent") == .primaryOwner)
         let stream = try CallStream(address: bus.address)
+        let monitor = try DBusMonitor(
+            bus: .address(bus.address), rules: ["type='method_call',interface='org.example.Silent',member='Wait'"])
         stream.start(CallStream.Plan(
             count: 3, window: 3, timeoutMilliseconds: 60_000,
             makeCall: { _ in
@@ -71,7 +72,8 @@ extension FaultTests {
                     destination: "org.example.Silent", path: "/", interface: "org.example.Silent", member: "Wait")
             }))
         try stream.waitUntilSent(3, seconds: 5)
-        usleep(100_000)
+        // In flight: the bus has routed all three to the silent peer.
+        for index in 1...3 { try monitor.waitFor("call \(index) to the silent peer") { $0.member == "Wait" } }
         bus.stop()
         let (outcomes, unfinished) = stream.waitForOutcomes(seconds: 5)
         #expect(unfinished.isEmpty, "\(unfinished.count) of 3 calls neither answered nor failed 5 s after the bus went away")

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 extension FaultTests {
     // MARK: A full disk
@@ -82,7 +82,8 @@ extension FaultTests {
         #expect(problems.isEmpty, "\(problems.prefix(10))")
         let sessions = try client.sessions()
         #expect(Set(sessions.keys) == Set(answered), "refused events left: \(refusedSessions.filter { sessions[$0] != nil })")
-        usleep(200_000)
+        // Every BadgeChanged notifyd sent before answering is recorded.
+        try drain(badgeSignals, with: client.connection, marker: Self.badgeMarker)
         let signalled = badgeSignals.received.compactMap { signal -> UInt32? in
             guard signal.arguments.first == .string(meter), case .uint32(let value)? = signal.arguments.last else { return nil }
             return value
@@ -161,8 +162,10 @@ extension FaultTests {
         #expect(try client.badge(app) == 5)
         #expect(try client.sessions()["ro-refused"] == nil)
         #expect(try client.property("PendingHandlers") == .uint32(5))
-        usleep(200_000)
-        #expect(badgeSignals.received.isEmpty, "no BadgeChanged for a refused change: \(badgeSignals.received)")
+        // Every BadgeChanged notifyd sent before answering is recorded.
+        try drain(badgeSignals, with: client.connection, marker: Self.badgeMarker)
+        let changes = badgeSignals.received.filter { $0.arguments.first != Self.badgeMarker.arguments.first }
+        #expect(changes.isEmpty, "no BadgeChanged for a refused change: \(changes)")
         #expect(daemon.log.contains("cannot save state"), "the log has the error")
         #expect(Self.saysReadOnly(daemon.log), "the log says the file system is read-only")
 
@@ -181,6 +184,11 @@ extension FaultTests {
     }
 
     // MARK: Helpers
+
+    /// A BadgeChanged the test sends itself, as a barrier (see ``drain(_:with:marker:seconds:)``).
+    static let badgeMarker = (
+        path: "/org/example/Barrier", interface: FaultClient.badges, member: "BadgeChanged",
+        arguments: [DBusValue.string("org.example.Barrier"), .uint32(0)])
 
     static func saysDiskFull(_ text: String) -> Bool {
         let lower = text.lowercased()

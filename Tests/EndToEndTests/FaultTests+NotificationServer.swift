@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 extension FaultTests {
     /// 300 events stream in (one every 2 ms, 8 in flight: popups are on
@@ -55,28 +55,24 @@ extension FaultTests {
 
         // Popups resume, and none is lost.
         var missing: [String] = []
-        let deadline = Date(timeIntervalSinceNow: 10)
-        repeat {
+        try? waitUntil("every popup is shown", seconds: 10) {
             let shown = servers.map { Set($0.notifications.map(\.body)) }
             missing = events.indices.filter { events[$0].app != flood }.compactMap { index in
                 let session = events[index].session
                 let first = gaps.first { $0.sent.contains(index) }?.server ?? 0
                 return shown[first...].contains { $0.contains(session) } ? nil : session
             }
-            if missing.isEmpty { break }
-            usleep(20_000)
-        } while Date() < deadline
+            return missing.isEmpty
+        }
         #expect(
             missing.isEmpty,
             "popups never shown (or not after a server came back): \(missing); log:\n\(fixture.daemon.log.suffix(4000))")
         // The flood's summary is updated in place at most twice a second: wait for its next update.
         var floodPopups: [RecordingNotificationServer.Recorded] = []
-        let floodDeadline = Date(timeIntervalSinceNow: 3)
-        repeat {
+        try? waitUntil("the flood's summary reached the last server", seconds: 3) {
             floodPopups = servers.last!.notifications.filter { $0.hints["desktop-entry"] == .string(flood) }
-            if !floodPopups.isEmpty { break }
-            usleep(20_000)
-        } while Date() < floodDeadline
+            return !floodPopups.isEmpty
+        }
         #expect(!floodPopups.isEmpty, "the flooding app's summary reached the last server")
 
         // Every handler and badge counted.

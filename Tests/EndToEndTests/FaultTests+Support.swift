@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// One call of a fault test's stream.
 enum StreamedCall {
@@ -246,13 +246,10 @@ struct FaultClient {
 
     /// Waits (bounded) until nobody owns `name` on the bus (asking the bus, not notifyd).
     func waitUntilUnowned(_ name: String, seconds: Double = 5) throws {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
+        try waitUntil("nobody owns \(name)", seconds: seconds) {
             let owned: Bool = try connection.callBus("NameHasOwner", [.string(name)]).decode(0)
-            if !owned { return }
-            usleep(2_000)
+            return !owned
         }
-        throw TestFailure("\(name) still has an owner after \(seconds) s")
     }
 }
 

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The faults, on real processes: `kill -9` of notifyd while calls
 /// stream in (this file), the notification server going away and coming

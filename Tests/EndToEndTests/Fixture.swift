@@ -1,6 +1,6 @@
 import DBus
 import Foundation
-import TestSupport
+import NotifyTesting
 
 /// A private bus with a real notifyd on it and a client connection.
 final class Fixture: @unchecked Sendable {
@@ -28,12 +28,9 @@ final class Fixture: @unchecked Sendable {
     /// Waits (bounded) until notifyd knows the notification server, so
     /// what it posts uses the server's capabilities.
     func waitForNotificationServer(_ present: Bool = true) throws {
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while Date() < deadline {
-            if (try property("NotificationServer") != .string("")) == present { return }
-            usleep(5_000)
+        try waitUntil("notifyd \(present ? "sees" : "lost") the notification server", seconds: 5) {
+            (try property("NotificationServer") != .string("")) == present
         }
-        throw TestFailure("notifyd did not \(present ? "see" : "lose") the notification server")
     }
 
     /// Calls a method of notifyd.

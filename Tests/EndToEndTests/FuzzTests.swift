@@ -1,6 +1,6 @@
 import DBus
 import Foundation
-import TestSupport
+import NotifyTesting
 import Testing
 
 /// The hostile-input fuzzer against a real notifyd on a private bus:

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// `ListSessions` with thousands of sessions: notifyd writes the reply a
 /// piece per turn of its loop, from runs of 4,096 rows sorted apart and
@@ -56,10 +56,8 @@ import TestSupport
             }
         }
         fixture.client.flush()
-        let deadline = Date(timeIntervalSinceNow: 60)
-        while try fixture.property("PendingHandlers") != .uint32(UInt32(handlers)) {
-            guard Date() < deadline else { throw TestFailure("notifyd did not store \(handlers) handlers in time") }
-            usleep(20_000)
+        try waitUntil("notifyd stored \(handlers) handlers", seconds: 60) {
+            try fixture.property("PendingHandlers") == .uint32(UInt32(handlers))
         }
     }
 

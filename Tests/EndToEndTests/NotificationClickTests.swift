@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// Clicking a notification (SPEC "Apps"): the default action activates the
 /// app through GIO and counts as DidBecomeActive; Open opens the file with
@@ -42,8 +42,7 @@ import TestSupport
         // lxqt-notificationd leaves the popup up after the action: notifyd closes it.
         #expect(try server.waitForCloseRequests(count: 1) == [popup.id])
         #expect(calls.first?.method == "Activate")
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while try fixture.badge("org.example.Fake") != 0 && Date() < deadline { usleep(10_000) }
+        try? waitUntil("the click reset the badge", seconds: 5) { try fixture.badge("org.example.Fake") == 0 }
         #expect(try fixture.badge("org.example.Fake") == 0, "a click counts as DidBecomeActive")
         let state: String = try fixture.call("org.notifyd.Notifyd1.Apps", "GetState", [.string("org.example.Fake")]).decode(0)
         #expect(state == "active")
@@ -65,11 +64,19 @@ import TestSupport
     @Test func aClosedNotificationIsForgotten() throws {
         try fixture.event("c3", app: "org.example.Fake", ["title": .string("x")])
         let popup = try #require(try server.waitForNotifications(count: 1).first)
+        // The server's signals reach notifyd in the order it sends them.
         try server.close(id: popup.id)
-        Thread.sleep(forTimeInterval: 0.2)
         try server.invokeAction(id: popup.id, action: "default")
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(app.calls.isEmpty, "a click on a closed notification does nothing")
-        #expect(try fixture.badge("org.example.Fake") == 1)
+        // Barrier: "open" on a later popup, which notifyd handles after the
+        // click above: a click that still counted would have reset the badge
+        // by then, and sent its Activate to the app first.
+        let file = data.appendingPathComponent("probe.txt")
+        try "probe".write(to: file, atomically: true, encoding: .utf8)
+        try fixture.event("c3-probe", app: "org.example.Fake", ["title": .string("probe.txt"), "path": .string(file.path)])
+        let probe = try #require(try server.waitForNotifications(count: 2).last)
+        try server.invokeAction(id: probe.id, action: "open")
+        _ = try app.waitForCalls(count: 1)
+        #expect(app.calls.map(\.method) == ["Open"], "a click on a closed notification does nothing")
+        #expect(try fixture.badge("org.example.Fake") == 2)
     }
 }

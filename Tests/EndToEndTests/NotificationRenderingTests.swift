@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// What each server is sent is decided when it is sent, for that server:
 /// actions, escaped text, sound hints (issue "Right on every desktop").

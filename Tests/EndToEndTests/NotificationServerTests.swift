@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The Daemon properties follow the notification server on the bus, and
 /// announce changes with PropertiesChanged.

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// What notifyd posts (SPEC "Notifications"), recorded by a notification
 /// server written for the tests, with and without `sound` and `actions`.
@@ -156,7 +156,7 @@ import TestSupport
         let bars = try server.waitForNotifications(count: 1)
         #expect(bars[0].hints["value"] != nil)
         #expect(bars[0].hints["transient"] == .boolean(true))
-        Thread.sleep(forTimeInterval: 0.7)
+        try? waitUntil("the bar shows the latest value", seconds: 5) { server.notifications.last?.hints["value"] == .int32(50) }
         let updates = server.notifications
         #expect(updates.count <= 3, "20 events within moments: at most one update per half second")
         #expect(updates.last?.hints["value"] == .int32(50), "the latest value is shown")

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// notifyctl as a whole process against the real daemon: output, --json,
 /// exit statuses and activation.

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// notifyctl's session commands as whole processes against the real daemon.
 @Suite struct NotifyctlSessionTests {
@@ -34,10 +34,9 @@ import TestSupport
             output.set(try? runProcess(Executables.notifyctl, ["event", "w", "--app", "app", "--wait"], environment: environment))
         }
         thread.start()
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while try fixture.pending("w") == 0 && Date() < deadline { usleep(10_000) }
+        try waitUntil("notifyctl event --wait stored its handler", seconds: 5) { try fixture.pending("w") != 0 }
         #expect(try fixture.notifyctl("complete", "w").stdout == "1\n")
-        while output.get() == nil && Date() < deadline.addingTimeInterval(5) { usleep(10_000) }
+        try waitUntil("notifyctl event --wait exits", seconds: 10) { output.get() != nil }
         let result = try #require(output.get())
         #expect(result.status == 0)
         #expect(result.stdout.hasSuffix("completed\n"))
@@ -82,22 +81,34 @@ import TestSupport
         process.executableURL = URL(fileURLWithPath: Executables.notifyctl)
         process.arguments = ["monitor", "--json"]
         process.environment = childEnvironment(fixture.daemon.environment)
-        let output = Pipe()
-        process.standardOutput = output
+        let directory = try makeTemporaryDirectory(prefix: "notifyctl-monitor")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outputURL = directory.appendingPathComponent("stdout")
+        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        func printedMembers() -> [String] {
+            let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { line -> String? in
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["member"] as? String
+            }
+        }
+        // Subscribed: monitor adds its match rule, then asks who owns
+        // notifyd's name and prints what comes after. Once the bus has
+        // routed that GetNameOwner, notifyd's next signals reach it.
+        let bus = try DBusMonitor(
+            bus: .address(fixture.bus.address),
+            rules: ["type='method_call',interface='org.freedesktop.DBus',member='GetNameOwner',arg0='\(Fixture.busName)'"])
         try process.run()
-        Thread.sleep(forTimeInterval: 0.3)
+        try bus.waitFor("notifyctl monitor's GetNameOwner") { $0.member == "GetNameOwner" }
         _ = try fixture.notifyctl("badge", "set", "mon", "2")
         _ = try fixture.notifyctl("event", "m", "--app", "mon", "--no-notify")
         _ = try fixture.notifyctl("complete", "m")
-        Thread.sleep(forTimeInterval: 0.3)
+        try? waitUntil("notifyctl monitor printed SessionCompleted", seconds: 5) { printedMembers().contains("SessionCompleted") }
         process.interrupt()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let members = text.split(separator: "\n").compactMap { line -> String? in
-            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            return object?["member"] as? String
-        }
+        let members = printedMembers()
         #expect(members.contains("BadgeChanged"))
         #expect(members.contains("HandleEventsForBackgroundSession"))
         #expect(members.contains("SessionCompleted"))

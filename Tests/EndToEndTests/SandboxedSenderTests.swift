@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// SPEC "Security" for fire-and-forget workers: a Flatpak app's signals
 /// reach notifyd through xdg-dbus-proxy (one upstream connection per
@@ -48,7 +48,10 @@ import TestSupport
         // Barrier: every signal the bus carried has been decided by notifyd
         // (xdg-dbus-proxy 0.1.4 drops some of a client that closes at once).
         // The proxy may still be relaying the last ones: wait until the
-        // count holds still.
+        // count holds still. A fixed pause between looks, kept on purpose:
+        // nothing observable says the proxy is done (it keeps a helper's
+        // upstream connection open after the helper has gone, so the bus's
+        // list of connections is no barrier).
         var count = -1
         try waitUntil("the proxy has relayed everything") {
             let now = reached.received.count

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// Worker input both ways, and everything SPEC refuses (nothing stored).
 @Suite struct SessionInputTests {
@@ -15,12 +15,7 @@ import TestSupport
     }
 
     func waitForPending(_ session: String, _ count: UInt32) throws -> Bool {
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while Date() < deadline {
-            if try fixture.pending(session) == count { return true }
-            usleep(10_000)
-        }
-        return false
+        (try? waitUntil("\(session) has \(count) pending", seconds: 5) { try fixture.pending(session) == count }) != nil
     }
 
     @Test func theWorkerSignalFromAnyPathStoresAHandler() throws {

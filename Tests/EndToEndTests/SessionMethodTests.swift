@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// Sessions and completion handlers (SPEC "Sessions") against the real daemon.
 @Suite struct SessionMethodTests {
@@ -77,7 +77,10 @@ import TestSupport
     @Test func aHandlerIsInvokedExactlyOnce() throws {
         let a = try fixture.event("s", app: "app", ["timeout": .uint32(1)])
         _ = try fixture.call(Fixture.sessions, "CompleteSession", [.string("s")])
-        Thread.sleep(forTimeInterval: 1.5)
+        // Barrier: a later handler with the same timeout expires after the
+        // completed one's deadline would have fired.
+        let probe = try fixture.event("probe", app: "app", ["timeout": .uint32(1)])
+        #expect(try completions(until: probe).last?.last == .string("expired"))
         let invocations = recorder.received.filter { $0.member == "SessionCompleted" && $0.arguments[2] == .uint64(a) }
         #expect(invocations.count == 1)
         #expect(invocations.first?.arguments[3] == .string("completed"))
@@ -95,12 +98,25 @@ import TestSupport
                 [.string("w")], timeoutMilliseconds: 10_000)
             result.set((try? reply?.decode(0, as: String.self)) ?? "error")
         }
+        // Barrier: the bus has routed the WaitForSession call to notifyd,
+        // which answers the ListSessions after it; an answer to the wait
+        // would have been routed before that one.
+        let bus = try DBusMonitor(
+            bus: .address(address),
+            rules: [
+                "type='method_call',interface='\(Fixture.sessions)',member='WaitForSession'", "type='method_return'",
+                "type='error'",
+            ])
         thread.start()
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(result.get() == nil, "still waiting while a handler is pending")
+        let wait = try bus.waitFor("the WaitForSession call") { $0.member == "WaitForSession" }
+        #expect(try fixture.pending("w") == 1)
+        var answered = false
+        while let message = try bus.next(timeoutMilliseconds: 0) {
+            if message.destination == wait.sender && message.replySerial == wait.serial { answered = true }
+        }
+        #expect(!answered && result.get() == nil, "still waiting while a handler is pending")
         _ = try fixture.call(Fixture.sessions, "CancelSession", [.string("w")])
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while result.get() == nil && Date() < deadline { usleep(10_000) }
+        try? waitUntil("WaitForSession is answered", seconds: 5) { result.get() != nil }
         #expect(result.get() == "cancelled")
         #expect(try fixture.call(Fixture.sessions, "WaitForSession", [.string("w")]) == [.string("cancelled")])
     }

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// Pending handlers survive `kill -9`; those whose deadline passed while
 /// notifyd was down are invoked `expired` at start-up.
@@ -32,10 +32,13 @@ import TestSupport
 
     @Test func deadlinesThatPassedWhileDownExpireAtStartUp() throws {
         let due = try fixture.event("due", app: "app", ["timeout": .uint32(1)])
+        // notifyd stored it before answering: its deadline is at most 1 s from now.
+        let dueBy = ContinuousClock.now + .seconds(1)
         let later = try fixture.event("later", app: "app", ["timeout": .uint32(3600)])
         fixture.daemon.stop(signal: SIGKILL)
         try fixture.daemon.waitForName(present: false)
-        Thread.sleep(forTimeInterval: 1.5)
+        // The condition is the passing of time itself: wait until the deadline is behind.
+        try waitUntil("the deadline of \(due) has passed", seconds: 5) { ContinuousClock.now > dueBy }
         let recorder = try SignalRecorder(
             address: fixture.bus.address, rules: [DBusMatchRule(interface: Fixture.sessions, member: "SessionCompleted")])
         try fixture.daemon.start()

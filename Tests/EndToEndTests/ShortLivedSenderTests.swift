@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// Workers as users run them: one short-lived process per event, many at
 /// once, with the tools the README shows. Each sender has left the bus (or
@@ -67,12 +67,10 @@ import TestSupport
 
     private func expectBadge(of fixture: Fixture, reaches count: Int) throws {
         // Every sender has exited; what remains is notifyd reading its queue.
-        let deadline = Date(timeIntervalSinceNow: 20)
         var badge: UInt32 = 0
-        while Date() < deadline {
+        try? waitUntil("notifyd stored \(count) events", seconds: 20) {
             badge = try fixture.badge("org.example.App")
-            if badge >= count { break }
-            usleep(20_000)
+            return badge >= count
         }
         #expect(badge == UInt32(count), "stored \(badge) of \(count)")
         #expect(try fixture.sessions().count == count)

@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// Handlers whose deadline passed while notifyd was down are invoked
 /// `expired` at start-up, a thousand per turn of the event loop: calls are

@@ -2,7 +2,7 @@ import DBus
 import Foundation
 import NotifyDaemon
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The committed introspection file is generated from the interface
 /// declarations; this fails when they drift apart.

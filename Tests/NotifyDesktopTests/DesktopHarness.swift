@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import NotifyDesktop
-import TestSupport
+import NotifyTesting
 
 /// What the suites share: a data directory with test desktop files, put in
 /// `XDG_DATA_DIRS` once, before GIO reads it (GIO reads it once per process).

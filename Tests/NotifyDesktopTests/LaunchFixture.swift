@@ -1,6 +1,6 @@
 import Foundation
 import NotifyDesktop
-import TestSupport
+import NotifyTesting
 
 /// The apps and files the launching tests use, written into
 /// ``DesktopFixture/dataDirectory`` before GIO first reads it, with a
@@ -78,11 +78,12 @@ enum LaunchFixture {
     /// Waits (bounded) for `file` to hold text in which `complete` is true,
     /// and returns that text.
     static func waitForOutput(_ file: URL, seconds: Double = 5, complete: (String) -> Bool = { _ in true }) throws -> String {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if let text = try? String(contentsOf: file, encoding: .utf8), complete(text) { return text }
-            usleep(10_000)
+        var text: String?
+        try? waitUntil("\(file.path) is written", seconds: seconds) {
+            text = try? String(contentsOf: file, encoding: .utf8)
+            return text.map(complete) ?? false
         }
+        if let text, complete(text) { return text }
         throw TestFailure("nothing launched wrote \(file.path) within \(seconds) s")
     }
 }

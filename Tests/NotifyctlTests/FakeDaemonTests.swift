@@ -1,7 +1,7 @@
 import DBus
 import Foundation
 import Testing
-import TestSupport
+import NotifyTesting
 
 /// The notifyctl executable as a process against a stand-in for notifyd's
 /// Sessions and Apps interfaces on a private bus: the calls go out with the
@@ -351,12 +351,7 @@ final class FakeNotifyd: @unchecked Sendable {
     }
 
     private func poll(_ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return false
+        (try? waitUntil("the fake notifyd's state", seconds: 10, condition)) != nil
     }
 
     private func interface() -> DBusInterface {
@@ -527,18 +522,12 @@ final class OutputProcess {
 
     /// Waits (bounded) until the output satisfies `predicate`.
     func waitForOutput(seconds: Double = 10, _ predicate: (String) -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if predicate(output) { return true }
-            usleep(20_000)
-        }
-        return false
+        (try? waitUntil("notifyctl's output", seconds: seconds) { predicate(output) }) != nil
     }
 
     /// Waits (bounded) for the end; the exit status, or -1 when it did not end.
     func finish() -> Int32 {
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        try? waitUntil("notifyctl exits", seconds: 10) { !process.isRunning }
         guard !process.isRunning else { return -1 }
         return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }

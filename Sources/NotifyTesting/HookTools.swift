@@ -41,8 +41,8 @@ public func runTool(
     process.standardOutput = try FileHandle(forWritingTo: outURL)
     process.standardError = try FileHandle(forWritingTo: errURL)
     try process.run()
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    while process.isRunning, Date() < deadline { usleep(10_000) }
+    // Bounded: a tool that hangs is killed when the time is up.
+    try? waitUntil("the tool exits", seconds: seconds, intervalMicroseconds: 10_000) { !process.isRunning }
     let timedOut = process.isRunning
     if timedOut { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()

@@ -5,29 +5,29 @@
 /// Each case gets a generator of its own, derived from the run's seed and
 /// the case's index (``init(seed:stream:)``), so what a case contains does
 /// not depend on which thread sends it or in what order.
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
     /// The generator of one case: the seed and the case index hashed
     /// together, so that no two cases' sequences overlap (plain SplitMix64
     /// states a multiple of its increment apart would be shifted copies).
-    init(seed: UInt64, stream: UInt64) {
+    public init(seed: UInt64, stream: UInt64) {
         state = Self.mix(Self.mix(seed ^ 0x6A09_E667_F3BC_C909) ^ Self.mix(stream &+ 0xBB67_AE85_84CA_A73B))
     }
 
     /// The SplitMix64 output function, a good 64-bit hash.
-    static func mix(_ value: UInt64) -> UInt64 {
+    public static func mix(_ value: UInt64) -> UInt64 {
         var z = value &+ 0x9E37_79B9_7F4A_7C15
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -36,22 +36,22 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// A uniform integer in `range`.
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
+    public mutating func int(_ range: ClosedRange<Int>) -> Int {
         Int.random(in: range, using: &self)
     }
 
     /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool {
+    public mutating func chance(_ p: Double) -> Bool {
         Double(next() >> 11) / Double(1 << 53) < p
     }
 
     /// One element of a non-empty collection.
-    mutating func pick<C: Collection>(_ items: C) -> C.Element {
+    public mutating func pick<C: Collection>(_ items: C) -> C.Element {
         items.randomElement(using: &self)!
     }
 
     /// An index chosen with the given weights (all non-negative, sum > 0).
-    mutating func weighted(_ weights: [Int]) -> Int {
+    public mutating func weighted(_ weights: [Int]) -> Int {
         var roll = int(0...(weights.reduce(0, +) - 1))
         for (index, weight) in weights.enumerated() {
             if roll < weight { return index }
@@ -62,7 +62,7 @@ struct SplitMix64: RandomNumberGenerator {
 
     /// A size skewed towards small values: most draws are near `range`'s
     /// start, a few reach its end.
-    mutating func skewed(_ range: ClosedRange<Int>) -> Int {
+    public mutating func skewed(_ range: ClosedRange<Int>) -> Int {
         let span = Double(range.upperBound - range.lowerBound)
         let u = Double(next() >> 11) / Double(1 << 53)
         return range.lowerBound + Int(span * u * u * u)

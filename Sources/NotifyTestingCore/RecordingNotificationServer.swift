@@ -1,99 +1,90 @@
-import DBus
-import Foundation
+public import DBus
+import Synchronization
 
-/// An `org.freedesktop.Notifications` server on a ``TestBus`` that records
-/// every `Notify` call, for tests that check what really reached the
-/// desktop. It runs on a ``LoopThread`` of its own and can act as a user
-/// would: invoke an action, dismiss a popup.
-public final class RecordingNotificationServer: @unchecked Sendable {
-    /// One `Notify(susssasa{sv}i) → u` call.
-    public struct Recorded: Sendable, Hashable {
-        public var appName: String
-        public var replacesID: UInt32
-        public var appIcon: String
-        public var summary: String
-        public var body: String
-        /// Pairs of action ID and label, flattened as on the wire.
-        public var actions: [String]
-        /// Hint values with their variant unwrapped.
-        public var hints: [String: DBusValue]
-        public var expireTimeout: Int32
-        /// The id the server answered.
-        public var id: UInt32
-
-        /// The actions as `[id: label]`.
-        public var actionLabels: [String: String] {
-            var labels: [String: String] = [:]
-            for index in stride(from: 0, to: actions.count - 1, by: 2) { labels[actions[index]] = actions[index + 1] }
-            return labels
-        }
-    }
-
+/// An `org.freedesktop.Notifications` server on a private bus that counts
+/// and records what notifyd posts: for tests that check what really
+/// reached the desktop, and for the benchmark's events section, which only
+/// counts (`recordsCalls: false`: no argument is decoded beyond
+/// `replaces_id`, nothing is kept). It runs on a ``LoopThread`` of its own
+/// and can act as a user would: invoke an action, dismiss a popup.
+public final class RecordingNotificationServer: Sendable {
     public static let busName = "org.freedesktop.Notifications"
     public static let path = "/org/freedesktop/Notifications"
 
-    private let thread: LoopThread
-    private let condition = NSCondition()
-    private var recorded: [Recorded] = []
-    private var closeCalls: [UInt32] = []
-    private var capabilities: [String]
-    private var nextID: UInt32 = 1
-    private var connection: DBusConnection?
-    private var stopped = false
-    private var refusing = false
-
-    /// Connects to the bus at `address` and takes the server's name.
     /// The name it gives in GetServerInformation (notifyd shows progress
     /// bars only to servers it knows draw them, such as "dunst").
     public let name: String
-
     /// The vendor it gives (notifyd knows what GNOME's and MATE's
     /// "Notification Daemon" really play).
     public let vendor: String
 
+    private struct State {
+        var recorded: [Recorded] = []
+        var closeCalls: [UInt32] = []
+        var counts = Counts()
+        var capabilities: [String]
+        var nextID: UInt32 = 1
+        var refusing = false
+    }
+
+    private let state: Mutex<State>
+    private let recordsCalls: Bool
+    private let thread: LoopThread
+
+    /// Connects to the bus at `address` and takes the server's name.
+    ///
+    /// - Parameter recordsCalls: whether every call is kept (its arguments
+    ///   decoded); when false, only ``counts`` are.
     public init(
         address: String, capabilities: [String] = ["actions", "body", "body-markup", "persistence", "sound"],
-        name: String = "recorder", vendor: String = "notifyd tests"
+        name: String = "recorder", vendor: String = "notifyd tests", recordsCalls: Bool = true
     ) throws {
-        self.capabilities = capabilities
         self.name = name
         self.vendor = vendor
-        thread = try LoopThread()
+        self.recordsCalls = recordsCalls
+        state = Mutex(State(capabilities: capabilities))
+        thread = try LoopThread(name: "notifications")
+        let interface = interface()
         try thread.sync {
             let connection = try DBusConnection.connect(to: .address(address))
             try connection.attach(to: self.thread.loop)
-            try connection.export(DBusObject(path: Self.path, interfaces: [self.interface()]))
+            try connection.export(DBusObject(path: Self.path, interfaces: [interface]))
             guard try connection.requestName(Self.busName) == .primaryOwner else {
                 throw TestFailure("\(Self.busName) is already taken on \(address)")
             }
-            self.connection = connection
+            self.connection.value = connection
         }
     }
+
+    private let connection = LoopOwned<DBusConnection>()
+    private let stopped = Atomic<Bool>(false)
 
     deinit { stop() }
 
     /// Leaves the bus (the name goes away) and ends the loop thread. Idempotent.
     public func stop() {
-        guard locked({ () -> Bool in
-            defer { stopped = true }
-            return !stopped
-        }) else { return }
-        try? thread.sync { self.connection = nil }
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        // Not `self` in the closure: stop() runs from deinit too.
+        let connection = self.connection
+        try? thread.sync { connection.value = nil }
         thread.stop()
     }
 
-    /// Every `Notify` call so far, in order.
-    public var notifications: [Recorded] { locked { recorded } }
+    /// Every `Notify` call so far, in order (none unless `recordsCalls`).
+    public var notifications: [Recorded] { state.withLock { $0.recorded } }
 
-    /// The ids `CloseNotification` was called with, in order.
-    public var closeRequests: [UInt32] { locked { closeCalls } }
+    /// The ids `CloseNotification` was called with, in order (none unless `recordsCalls`).
+    public var closeRequests: [UInt32] { state.withLock { $0.closeCalls } }
+
+    /// The counts now.
+    public var counts: Counts { state.withLock { $0.counts } }
 
     /// Whether `Notify` fails (with `org.freedesktop.DBus.Error.Failed`,
     /// recording nothing) from now on.
-    public func refuseNotifications(_ refuse: Bool) { locked { refusing = refuse } }
+    public func refuseNotifications(_ refuse: Bool) { state.withLock { $0.refusing = refuse } }
 
     /// What `GetCapabilities` answers from now on.
-    public func setCapabilities(_ capabilities: [String]) { locked { self.capabilities = capabilities } }
+    public func setCapabilities(_ capabilities: [String]) { state.withLock { $0.capabilities = capabilities } }
 
     /// Waits (bounded) until `count` notifications were recorded; returns them all.
     @discardableResult
@@ -124,45 +115,56 @@ public final class RecordingNotificationServer: @unchecked Sendable {
 
     private func emit(_ member: String, _ arguments: [DBusValue]) throws {
         try thread.sync {
-            guard let connection = self.connection else { throw TestFailure("the server was stopped") }
+            guard let connection = self.connection.value else { throw TestFailure("the server was stopped") }
             try connection.emitSignal(path: Self.path, interface: Self.busName, member: member, arguments)
         }
     }
 
-    private func waitFor<T>(_ what: String, seconds: Double, _ ready: (RecordingNotificationServer) -> T?) throws -> T {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let value = ready(self) { return value }
-            guard condition.wait(until: deadline) else {
-                throw TestFailure("the server did not get \(what) within \(seconds) s; it has \(recorded)")
+    private func waitFor<T: Sendable>(_ what: String, seconds: Double, _ ready: (borrowing State) -> T?) throws -> T {
+        var value: T?
+        do {
+            try waitUntil(what, seconds: seconds, intervalMicroseconds: 1_000) {
+                value = state.withLock { ready($0) }
+                return value != nil
             }
+        } catch {
+            throw TestFailure("the server did not get \(what) within \(seconds) s; it has \(notifications)")
         }
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        condition.lock()
-        defer {
-            condition.broadcast()
-            condition.unlock()
-        }
-        return body()
+        return value!
     }
 
     private func record(_ call: DBusMethodCall) throws -> UInt32 {
         let replacesID: UInt32 = try call.argument(1)
-        guard !locked({ refusing }) else { throw DBusError.failed("the recording server refuses notifications") }
-        return locked {
-            let id = replacesID != 0 ? replacesID : nextID
-            if replacesID == 0 { nextID += 1 }
-            recorded.append(Recorded(
-                appName: (try? call.argument(0)) ?? "", replacesID: replacesID, appIcon: (try? call.argument(2)) ?? "",
-                summary: (try? call.argument(3)) ?? "", body: (try? call.argument(4)) ?? "",
-                actions: (try? call.argument(5)) ?? [], hints: (try? call.argument(6)) ?? [:],
-                expireTimeout: (try? call.argument(7)) ?? 0, id: id))
+        let recorded = recordsCalls ? Recorded(
+            appName: (try? call.argument(0)) ?? "", replacesID: replacesID, appIcon: (try? call.argument(2)) ?? "",
+            summary: (try? call.argument(3)) ?? "", body: (try? call.argument(4)) ?? "",
+            actions: (try? call.argument(5)) ?? [], hints: (try? call.argument(6)) ?? [:],
+            expireTimeout: (try? call.argument(7)) ?? 0, id: 0) : nil
+        let id = state.withLock { state -> UInt32? in
+            guard !state.refusing else { return nil }
+            let id = replacesID != 0 ? replacesID : state.nextID
+            if replacesID == 0 { state.nextID &+= 1 } else { state.counts.replacing += 1 }
+            state.counts.notify += 1
+            if var recorded {
+                recorded.id = id
+                state.recorded.append(recorded)
+            }
             return id
         }
+        guard let id else { throw DBusError.failed("the recording server refuses notifications") }
+        return id
+    }
+
+    private func closeNotification(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let id: UInt32 = try call.argument(0)
+        state.withLock { state in
+            state.counts.close += 1
+            if recordsCalls { state.closeCalls.append(id) }
+        }
+        // Reason 3: closed by a call to CloseNotification.
+        try call.connection.emitSignal(
+            path: Self.path, interface: Self.busName, member: "NotificationClosed", [.uint32(id), .uint32(3)])
+        return .reply([])
     }
 
     private func interface() -> DBusInterface {
@@ -170,12 +172,12 @@ public final class RecordingNotificationServer: @unchecked Sendable {
             Self.busName,
             methods: [
                 DBusMethod("GetCapabilities", outputs: [.init("capabilities", .array(.string))]) { [unowned self] _ in
-                    .reply([.strings(self.locked { self.capabilities })])
+                    .reply([.strings(self.state.withLock { $0.capabilities })])
                 },
                 DBusMethod(
                     "GetServerInformation",
                     outputs: [.init("name", .string), .init("vendor", .string), .init("version", .string), .init("spec_version", .string)]
-                ) { _ in
+                ) { [unowned self] _ in
                     .reply([.string(self.name), .string(self.vendor), .string("1.0"), .string("1.2")])
                 },
                 DBusMethod(
@@ -190,11 +192,7 @@ public final class RecordingNotificationServer: @unchecked Sendable {
                     .reply([.uint32(try self.record(call))])
                 },
                 DBusMethod("CloseNotification", inputs: [.init("id", .uint32)]) { [unowned self] call in
-                    let id: UInt32 = try call.argument(0)
-                    self.locked { self.closeCalls.append(id) }
-                    try call.connection.emitSignal(
-                        path: Self.path, interface: Self.busName, member: "NotificationClosed", [.uint32(id), .uint32(3)])
-                    return .reply([])
+                    try self.closeNotification(call)
                 },
             ],
             signals: [

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import NotifyTestingCore
 
 /// A private `dbus-daemon` for one test: never the user's bus.
 ///
@@ -21,7 +22,7 @@ public final class TestBus: @unchecked Sendable {
         serviceDirectory = directory.appendingPathComponent("services")
         try FileManager.default.createDirectory(at: serviceDirectory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
-        try Self.configuration(
+        try BusConfiguration.text(
             socketDirectory: directory.path, serviceDirectory: serviceDirectory.path, allowOtherUsers: allowOtherUsers)
             .write(to: config, atomically: true, encoding: .utf8)
 
@@ -68,48 +69,6 @@ public final class TestBus: @unchecked Sendable {
         try text.write(
             to: serviceDirectory.appendingPathComponent("\(name).service"), atomically: true, encoding: .utf8)
     }
-
-    static func configuration(socketDirectory: String, serviceDirectory: String, allowOtherUsers: Bool) -> String {
-        """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <keep_umask/>
-          <listen>unix:dir=\(socketDirectory)</listen>
-          <servicedir>\(serviceDirectory)</servicedir>
-          <auth>EXTERNAL</auth>
-          <!-- The limits of Debian's session bus (/usr/share/dbus-1/session.conf). -->
-          <limit name="max_incoming_bytes">1000000000</limit>
-          <limit name="max_incoming_unix_fds">250000000</limit>
-          <limit name="max_outgoing_bytes">1000000000</limit>
-          <limit name="max_outgoing_unix_fds">250000000</limit>
-          <limit name="max_message_size">1000000000</limit>
-          <limit name="max_message_unix_fds">4096</limit>
-          <limit name="service_start_timeout">120000</limit>
-          <limit name="auth_timeout">240000</limit>
-          <limit name="pending_fd_timeout">150000</limit>
-          <limit name="max_completed_connections">100000</limit>
-          <limit name="max_incomplete_connections">10000</limit>
-          <limit name="max_connections_per_user">100000</limit>
-          <limit name="max_pending_service_starts">10000</limit>
-          <limit name="max_names_per_connection">50000</limit>
-          <limit name="max_match_rules_per_connection">50000</limit>
-          <limit name="max_replies_per_connection">50000</limit>
-          <policy context="default">\(allowOtherUsers ? "\n    <allow user=\"*\"/>" : "")
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """
-    }
-}
-
-/// A failure of the test harness itself.
-public struct TestFailure: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }
 
 /// A new empty directory under the system's temporary directory.

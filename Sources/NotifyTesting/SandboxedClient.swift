@@ -74,10 +74,9 @@ public final class SandboxedBusProxy: @unchecked Sendable {
                 scratch: bus.directory),
             environment: ProcessInfo.processInfo.environment)
         address = "unix:path=\(socket)"
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard Date() < deadline, process.isRunning else { throw TestFailure("xdg-dbus-proxy did not start") }
-            usleep(10_000)
+        try waitUntil("xdg-dbus-proxy listens", seconds: 10, intervalMicroseconds: 10_000) {
+            guard process.isRunning else { throw TestFailure("xdg-dbus-proxy did not start") }
+            return FileManager.default.fileExists(atPath: socket)
         }
     }
 

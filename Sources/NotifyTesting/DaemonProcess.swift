@@ -81,15 +81,16 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Waits (bounded) until the bus name is owned or released.
     public func waitForName(present: Bool, seconds: Double = 10) throws {
         let connection = try DBusConnection.connect(to: .address(bus.address))
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            let owned: Bool = try connection.callBus("NameHasOwner", [.string("org.notifyd.Notifyd1")]).decode(0)
-            if owned == present { return }
-            if present, let process, !process.isRunning {
-                throw TestFailure("notifyd exited with \(process.terminationStatus): \(log)")
+        do {
+            try waitUntil("org.notifyd.Notifyd1 \(present ? "appears" : "goes away")", seconds: seconds, intervalMicroseconds: 5_000) {
+                let owned: Bool = try connection.callBus("NameHasOwner", [.string("org.notifyd.Notifyd1")]).decode(0)
+                if owned != present, present, let process, !process.isRunning {
+                    throw TestFailure("notifyd exited with \(process.terminationStatus): \(log)")
+                }
+                return owned == present
             }
-            usleep(5_000)
+        } catch let failure as TestFailure where failure.description.hasPrefix("timed out") {
+            throw TestFailure("org.notifyd.Notifyd1 did not \(present ? "appear" : "go away") within \(seconds) s: \(log)")
         }
-        throw TestFailure("org.notifyd.Notifyd1 did not \(present ? "appear" : "go away") within \(seconds) s: \(log)")
     }
 }
