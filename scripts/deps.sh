@@ -8,7 +8,7 @@ NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound
 # The desktops notifyd is checked on (Tests/DesktopTests, docs/DESKTOPS.md):
 # six notification servers, a compositor for notify-osd, a dock, and
 # imagemagick for screenshots; and the download tools the hooks serve.
-NOTIFYD_DESKTOP_PACKAGES=(xfce4-notifyd notification-daemon mate-notification-daemon lxqt-notificationd notify-osd xcompmgr plank imagemagick xdotool adwaita-icon-theme fonts-dejavu-core)
+NOTIFYD_DESKTOP_PACKAGES=(xfce4-notifyd notification-daemon mate-notification-daemon lxqt-notificationd notify-osd xcompmgr x11-utils plank imagemagick xdotool adwaita-icon-theme fonts-dejavu-core)
 NOTIFYD_TOOL_PACKAGES=(transmission-daemon transmission-cli yt-dlp)
 
 notifyd_install_missing() {

@@ -56,16 +56,26 @@ public final class NotificationServerSession: @unchecked Sendable {
         screen = try XvfbDisplay(directory: directory, width: 1024, height: 768)
         client = try DBusConnection.connect(to: .address(busAddress))
         if command.needsCompositor {
-            let log = open(directory.appendingPathComponent("xcompmgr.log").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            let logPath = directory.appendingPathComponent("xcompmgr.log").path
+            let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             defer { close(log) }
-            compositor = try SpawnedProcess(
-                "/usr/bin/xcompmgr", [], environment: environment, stdoutFD: log, stderrFD: log)
+            let compositor = try SpawnedProcess(
+                "/usr/bin/xcompmgr", ["-d", screen.display], environment: environment, stdoutFD: log, stderrFD: log)
+            self.compositor = compositor
             // xcompmgr names the window that holds the _NET_WM_CM_S0 selection "xcompmgr".
-            try waitUntil("xcompmgr manages \(screen.display)", seconds: 10) {
-                let tree = try runProcess(
-                    "/usr/bin/xwininfo", ["-display", screen.display, "-root", "-tree"],
-                    environment: ["DISPLAY": screen.display])
-                return tree.stdout.contains("\"xcompmgr\"")
+            var tree = ProcessResult(status: 0, stdout: "", stderr: "")
+            do {
+                try waitUntil("xcompmgr manages \(screen.display)", seconds: 20) {
+                    tree = try runProcess(
+                        "/usr/bin/xwininfo", ["-display", screen.display, "-root", "-tree"],
+                        environment: ["DISPLAY": screen.display])
+                    return tree.stdout.contains("\"xcompmgr\"")
+                }
+            } catch {
+                let said = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+                throw TestFailure(
+                    "\(error); xcompmgr \(compositor.isRunning ? "runs" : "has exited"), its log: \(said); "
+                        + "xwininfo said (status \(tree.status)): \(tree.stderr) \(tree.stdout.prefix(500))")
             }
         }
         try start()
