@@ -3,7 +3,10 @@ import Foundation
 import Testing
 import NotifyTesting
 
-/// The real notifyd under libfaketime (the `faketime` package), with only
+/// The real notifyd under libfaketime (the `faketime` package; its
+/// thread-safe `libfaketimeMT`, since notifyd starts threads at once: the
+/// plain library can hang in its initialisation when two threads read the
+/// clock together), with only
 /// its wall clock stepped: `CLOCK_BOOTTIME` and `CLOCK_MONOTONIC` run on
 /// (`DONT_FAKE_MONOTONIC`). The kernel sees no step, so this checks the
 /// daemon's own detection at its next wake-up; a real `settimeofday` also
@@ -11,7 +14,7 @@ import NotifyTesting
 /// tests may not set. A handler's deadline is elapsed time: a clock set an
 /// hour back or forward moves its expiry by no more than a second or two.
 @Suite(.serialized) struct ClockStepEndToEndTests {
-    static let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+    static let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 
     /// A daemon whose wall clock is `offset` away, as written to `file`.
     struct SteppedDaemon {
