@@ -59,24 +59,36 @@ public final class NotificationServerSession: @unchecked Sendable {
             let logPath = directory.appendingPathComponent("xcompmgr.log").path
             let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             defer { close(log) }
-            let compositor = try SpawnedProcess(
-                "/usr/bin/xcompmgr", ["-d", screen.display], environment: environment, stdoutFD: log, stderrFD: log)
-            self.compositor = compositor
+            let display = screen.display
+            func startCompositor() throws -> SpawnedProcess {
+                try SpawnedProcess(
+                    "/usr/bin/xcompmgr", ["-d", display], environment: ["DISPLAY": display, "PATH": "/usr/bin:/bin"],
+                    stdoutFD: log, stderrFD: log)
+            }
+            var compositor = try startCompositor()
+            var starts = 1
             // xcompmgr names the window that holds the _NET_WM_CM_S0 selection "xcompmgr".
+            // It gives up at once when it cannot open the display (seen once in a CI
+            // rehearsal, while xwininfo could): then it is started again, three times at most.
             var tree = ProcessResult(status: 0, stdout: "", stderr: "")
             do {
-                try waitUntil("xcompmgr manages \(screen.display)", seconds: 20) {
+                try waitUntil("xcompmgr manages \(display)", seconds: 20) {
                     tree = try runProcess(
-                        "/usr/bin/xwininfo", ["-display", screen.display, "-root", "-tree"],
-                        environment: ["DISPLAY": screen.display])
-                    return tree.stdout.contains("\"xcompmgr\"")
+                        "/usr/bin/xwininfo", ["-display", display, "-root", "-tree"], environment: ["DISPLAY": display])
+                    if tree.stdout.contains("\"xcompmgr\"") { return true }
+                    if !compositor.isRunning, starts < 3 {
+                        compositor = try startCompositor()
+                        starts += 1
+                    }
+                    return false
                 }
             } catch {
                 let said = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
                 throw TestFailure(
-                    "\(error); xcompmgr \(compositor.isRunning ? "runs" : "has exited"), its log: \(said); "
-                        + "xwininfo said (status \(tree.status)): \(tree.stderr) \(tree.stdout.prefix(500))")
+                    "\(error); xcompmgr started \(starts) time(s), \(compositor.isRunning ? "runs" : "has exited"), "
+                        + "its log: \(said); xwininfo said (status \(tree.status)): \(tree.stderr) \(tree.stdout.prefix(500))")
             }
+            self.compositor = compositor
         }
         try start()
     }
