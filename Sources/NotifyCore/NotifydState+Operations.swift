@@ -1,19 +1,20 @@
 /// The rules that span badges, sessions and apps, one operation per thing
 /// that can happen. Each is a function of the state, its input and the
-/// time, and returns everything that changed, for the daemon to store and
-/// announce; none does I/O. The daemon never combines the books itself.
+/// time; it changes the state and returns a ``NotifydOutcome``: the rows
+/// to store and what must follow the commit. None does I/O, and the daemon
+/// never combines the books itself.
 extension NotifydState {
-    /// What a worker event changed: its session and handler, and the
-    /// app's badge.
+    /// What a worker event changed.
     public struct EventOutcome: Sendable, Hashable {
         /// The handler stored, the session after the event, the sessions forgotten.
         public let recorded: RecordedEvent
         /// The app's badge after the event's `badge` delta; nil when it did not change.
         public let badge: BadgeChange?
-        /// The app's progress over its sessions in progress, when the event
-        /// is about progress (a `progress` event, or one of a session with
-        /// an expected size): what docks are to show. nil otherwise.
+        /// The app's progress for docks; nil when they need no update
+        /// (see ``RecordedWorkerEvent/appProgress``).
         public let progress: Double??
+        /// The rows and what follows: the badge (`BadgeChanged`), then the event.
+        public let outcome: NotifydOutcome
     }
 
     /// A worker event for `session` of `app` at `now` (SPEC "Sessions"):
@@ -32,8 +33,15 @@ extension NotifydState {
             badge = try? badges.increment(app, by: delta).change
         }
         let showsProgress = event.kind == .progress || recorded.session.bytesExpected != nil
-        return EventOutcome(
-            recorded: recorded, badge: badge, progress: showsProgress ? .some(sessions.progress(of: app)) : nil)
+        let progress: Double?? = showsProgress ? .some(sessions.progress(of: app)) : nil
+        var outcome = NotifydOutcome(writes: [.event(recorded)])
+        outcome.append(.badge(badge))
+        outcome.effects.append(
+            .eventRecorded(
+                RecordedWorkerEvent(
+                    event: event, session: session, app: app, handlerID: recorded.handler?.id ?? 0,
+                    sessionProgress: recorded.session.progress, appProgress: progress)))
+        return EventOutcome(recorded: recorded, badge: badge, progress: progress, outcome: outcome)
     }
 
     /// What an app's state report changed.
@@ -42,6 +50,8 @@ extension NotifydState {
         public let report: AppStateReport
         /// The badge reset by becoming active; nil when it was 0 already.
         public let badge: BadgeChange?
+        /// The activation's row, the badge, then `StateChanged`.
+        public let outcome: NotifydOutcome
     }
 
     /// Connection `owner` reported `state` for `app` at `now` (the Apps
@@ -53,6 +63,82 @@ extension NotifydState {
         let report = apps.report(state, for: app, by: owner, at: now)
         var badge: BadgeChange?
         if report.activation != nil { badge = try? badges.set(app, to: 0) }
-        return AppOutcome(report: report, badge: badge)
+        var outcome = NotifydOutcome()
+        if let activation = report.activation {
+            outcome.writes.append(.activation(activation, trimming: report.droppedActivations > 0))
+        }
+        outcome.append(.badge(badge))
+        if let change = report.change { outcome.effects.append(.appStateChanged(change)) }
+        return AppOutcome(report: report, badge: badge, outcome: outcome)
+    }
+
+    /// The connection `owner` left the bus: the apps whose state it owned
+    /// stop running (`StateChanged` for each, nothing to store).
+    public mutating func ownerLeft(_ owner: String) -> NotifydOutcome {
+        NotifydOutcome(effects: apps.ownerLeft(owner).map { .appStateChanged($0) })
+    }
+
+    /// The handlers of `session` invoked with `result` (CompleteSession,
+    /// CancelSession); returns how many were pending and the outcome.
+    public mutating func completeSession(
+        _ session: SessionID, result: HandlerResult, at now: Microseconds
+    ) throws(NotifydError) -> (invoked: Int, outcome: NotifydOutcome) {
+        let invoked = try sessions.complete(session, result: result, at: now)
+        return (invoked.count, invocation(of: invoked))
+    }
+
+    /// The handlers whose deadline is at or before `now`, invoked
+    /// `expired` (at most ``SessionBook/maximumExpiredAtOnce`` at a time).
+    public mutating func expireHandlers(at now: Microseconds) -> NotifydOutcome {
+        // Two steps: `invocation(of:)` must read the state after the expiry
+        // (`self` would be read before its argument was evaluated).
+        let invoked = sessions.expire(at: now)
+        return invocation(of: invoked)
+    }
+
+    /// Invoked handlers: their rows removed with their sessions' new state,
+    /// then `SessionCompleted` for each, then the sessions left with no
+    /// pending handler.
+    private func invocation(of invoked: [InvokedHandler]) -> NotifydOutcome {
+        guard !invoked.isEmpty else { return NotifydOutcome() }
+        var touched: [SessionRecord] = []
+        for item in invoked where !touched.contains(where: { $0.id == item.handler.session }) {
+            if let record = sessions.session(item.handler.session) { touched.append(record) }
+        }
+        let settled = touched.filter { sessions.pendingCount(of: $0.id) == 0 }
+        return NotifydOutcome(
+            writes: [.invoked(invoked, sessions: touched)],
+            effects: invoked.map { .sessionCompleted($0) }
+                + settled.map { .sessionSettled($0.id, lastResult: $0.lastResult) })
+    }
+
+    /// The wall clock was set by `step` µs: every deadline moves with it,
+    /// in memory and on disk. Returns how many moved.
+    public mutating func shiftDeadlines(by step: Microseconds) -> (moved: Int, outcome: NotifydOutcome) {
+        let moved = sessions.shiftDeadlines(by: step)
+        return (moved, NotifydOutcome(writes: step == 0 ? [] : [.deadlineShift(step)]))
+    }
+
+    // MARK: Badges
+
+    /// SetBadge: the count, or OutOfRange and no change.
+    public mutating func setBadge(_ app: AppID, to count: UInt32) throws(NotifydError) -> NotifydOutcome {
+        .badge(try badges.set(app, to: count))
+    }
+
+    /// IncrementBadge: the new count, or OutOfRange and no change.
+    public mutating func incrementBadge(
+        _ app: AppID, by delta: Int32
+    ) throws(NotifydError) -> (count: UInt32, outcome: NotifydOutcome) {
+        let result = try badges.increment(app, by: delta)
+        return (result.count, .badge(result.change))
+    }
+
+    /// ClearAllBadges: how many apps had one.
+    public mutating func clearAllBadges() -> (cleared: Int, outcome: NotifydOutcome) {
+        var outcome = NotifydOutcome()
+        let changes = badges.clearAll()
+        for change in changes { outcome.append(.badge(change)) }
+        return (changes.count, outcome)
     }
 }

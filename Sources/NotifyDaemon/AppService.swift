@@ -9,21 +9,16 @@ import NotifyCore
 /// active resets the app's badge and is recorded, with its time, in the
 /// activation history (persisted, bounded per app).
 final class AppService {
-    private let state: DurableState
-    private let emitter: SignalEmitter
-    private let badges: BadgeService
+    private let state: Committer
     private let callers: CallerCheck
-    private let clock: any WallClock
+    private let clock: any DaemonClock
     /// notifyd's own unique name: the owner of states it reports itself.
     private let ownName: String
 
     init(
-        state: DurableState, emitter: SignalEmitter, badges: BadgeService, callers: CallerCheck, clock: any WallClock,
-        ownName: String
+        state: Committer, callers: CallerCheck, clock: any DaemonClock, ownName: String
     ) {
         self.state = state
-        self.emitter = emitter
-        self.badges = badges
         self.callers = callers
         self.clock = clock
         self.ownName = ownName
@@ -59,26 +54,13 @@ final class AppService {
     /// also used when a notification's default action activates the app.
     func record(_ appState: AppState, for app: AppID, by owner: String) {
         let now = clock.now()
-        let outcome = state.mutate { $0.reportAppState(appState, for: app, by: owner, at: now) }
-        if let activation = outcome.report.activation {
-            state.stage(activation, trimming: outcome.report.droppedActivations > 0)
-        }
-        badges.record(outcome.badge)
-        if let change = outcome.report.change { announce(change) }
-    }
-
-    private func announce(_ change: AppStateChange) {
-        state.afterCommit { [emitter] in
-            emitter.emit(
-                NotifydNames.appsInterface, "StateChanged", [.string(change.app.rawValue), .string(change.new.rawValue)])
-        }
+        state.carry(state.mutate { $0.reportAppState(appState, for: app, by: owner, at: now) }.outcome)
     }
 
     /// A connection left the bus: the apps whose state it owned stop running.
     func ownerLeft(_ owner: String) {
         guard state.current.apps.owners.contains(owner) else { return }
-        let changes = state.mutate { $0.apps.ownerLeft(owner) }
-        for change in changes { announce(change) }
+        state.carry(state.mutate { $0.ownerLeft(owner) })
     }
 
     func getState(_ call: DBusMethodCall) throws -> DBusMethodResult {

@@ -1,23 +1,18 @@
 import DBus
 import NotifyCore
-import NotifyDesktop
 
 /// `org.notifyd.Notifyd1.Badges`: badge counts per app.
 ///
 /// Every handler has one shape: decode and validate the arguments, return
-/// early on a no-op, mutate, stage the write, reply (after the commit) and
-/// emit `BadgeChanged` plus the dock's LauncherEntry update for each real
-/// change.
+/// early on a no-op, have the core decide, hand the outcome to the
+/// committer (which stores it, replies, then emits `BadgeChanged` and
+/// updates the dock's LauncherEntry for each real change).
 final class BadgeService {
-    private let state: DurableState
-    private let emitter: SignalEmitter
-    private let launcher: LauncherEntryPublisher?
+    private let state: Committer
     private let callers: CallerCheck?
 
-    init(state: DurableState, emitter: SignalEmitter, launcher: LauncherEntryPublisher?, callers: CallerCheck?) {
+    init(state: Committer, callers: CallerCheck?) {
         self.state = state
-        self.emitter = emitter
-        self.launcher = launcher
         self.callers = callers
     }
 
@@ -36,33 +31,33 @@ final class BadgeService {
     func setBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
         let count: UInt32 = try call.argument(1)
-        let change = try state.mutate { (state) throws(NotifydError) in try state.badges.set(app, to: count) }
-        record(change)
+        state.carry(try state.mutate { (state) throws(NotifydError) in try state.setBadge(app, to: count) })
         return state.respond(call, [])
     }
 
     func incrementBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
         let delta: Int32 = try call.argument(1)
-        let result = try state.mutate { (state) throws(NotifydError) in try state.badges.increment(app, by: delta) }
-        record(result.change)
+        let result = try state.mutate { (state) throws(NotifydError) in try state.incrementBadge(app, by: delta) }
+        state.carry(result.outcome)
         return state.respond(call, [.uint32(result.count)])
     }
 
     func clearBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
         // Setting 0 cannot be out of range.
-        let change = try? state.mutate { (state) throws(NotifydError) in try state.badges.set(app, to: 0) }
-        record(change ?? nil)
+        if let outcome = try? state.mutate({ (state) throws(NotifydError) in try state.setBadge(app, to: 0) }) {
+            state.carry(outcome)
+        }
         return state.respond(call, [])
     }
 
     func clearAllBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
         try callers?.authorizeForAllApps(call)
         guard !state.current.badges.nonZero.isEmpty else { return state.respond(call, [.uint32(0)]) }
-        let changes = state.mutate { (state) in state.badges.clearAll() }
-        for change in changes { record(change) }
-        return state.respond(call, [.uint32(UInt32(changes.count))])
+        let result = state.mutate { $0.clearAllBadges() }
+        state.carry(result.outcome)
+        return state.respond(call, [.uint32(UInt32(result.cleared))])
     }
 
     func listBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
@@ -70,17 +65,6 @@ final class BadgeService {
         let visibility = try callers?.visibility(for: call) ?? .everyApp
         for (app, count) in state.current.badges.nonZero where visibility.shows(app) { counts[app.rawValue] = count }
         return state.respond(call, [counts.dbusValue])
-    }
-
-    /// Stores a real change and announces it once committed.
-    func record(_ change: BadgeChange?) {
-        guard let change else { return }
-        state.stage(change)
-        state.afterCommit { [emitter, launcher] in
-            emitter.emit(
-                NotifydNames.badgesInterface, "BadgeChanged", [.string(change.app.rawValue), .uint32(change.new)])
-            launcher?.setCount(change.new, for: change.app)
-        }
     }
 }
 

@@ -10,14 +10,19 @@ public struct DaemonConfiguration: Sendable {
     /// How many apps docks are shown at once, each from a bus connection
     /// of its own (`--launcher-entries`).
     public var launcherEntryLimit: Int
+    /// Runs inside another program (a test harness): no popups or sounds
+    /// (libnotify and libcanberra are never loaded), no Unix signals
+    /// handled, and the process's environment and limits left as they are.
+    public var embedded: Bool
 
     public init(
         stateDirectory: String, bus: DBusConnection.Bus = .session,
-        launcherEntryLimit: Int = DaemonConfiguration.defaultLauncherEntryLimit
+        launcherEntryLimit: Int = DaemonConfiguration.defaultLauncherEntryLimit, embedded: Bool = false
     ) {
         self.stateDirectory = stateDirectory
         self.bus = bus
         self.launcherEntryLimit = launcherEntryLimit
+        self.embedded = embedded
     }
 
     /// Apps shown on docks at once unless `--launcher-entries` says otherwise.

@@ -4,10 +4,10 @@ import NotifyDesktop
 
 /// `org.notifyd.Notifyd1.Daemon`: read-only facts about the running daemon.
 final class DaemonService {
-    private let state: DurableState
+    private let state: Committer
     private let server: NotificationServerMonitor?
 
-    init(state: DurableState, server: NotificationServerMonitor?) {
+    init(state: Committer, server: NotificationServerMonitor?) {
         self.state = state
         self.server = server
     }

@@ -5,13 +5,14 @@ import NotifyCore
 /// every commit. With nothing pending there is no timer at all, so an idle
 /// daemon never wakes up. The deadline is wall-clock time; the loop's
 /// timer runs on elapsed time, and the daemon moves deadlines when the
-/// wall clock is set.
+/// wall clock is set. The clock arms the wake (a loop timer, or a test's
+/// hand-moved clock).
 final class DeadlineTimer {
     private let loop: EventLoop
-    private let clock: any WallClock
-    private var armed: (deadline: Microseconds, timer: EventLoop.TimerID)?
+    private let clock: any DaemonClock
+    private var armed: (deadline: Microseconds, wake: ClockWake)?
 
-    init(loop: EventLoop, clock: any WallClock) {
+    init(loop: EventLoop, clock: any DaemonClock) {
         self.loop = loop
         self.clock = clock
     }
@@ -20,14 +21,13 @@ final class DeadlineTimer {
     /// then; a deadline already armed is left as it is.
     func follow(_ deadline: Microseconds?, onFire: @escaping () -> Void) {
         guard armed?.deadline != deadline else { return }
-        if let armed { loop.cancelTimer(armed.timer) }
+        armed?.wake.cancel()
         armed = nil
         guard let deadline else { return }
-        let delay = max(0, deadline - clock.now())
-        let timer = loop.scheduleTimer(afterNanoseconds: UInt64(delay) * 1_000) { [weak self] in
+        let wake = clock.wake(after: deadline - clock.now(), on: loop) { [weak self] in
             self?.armed = nil
             onFire()
         }
-        armed = (deadline, timer)
+        armed = (deadline, wake)
     }
 }

@@ -20,7 +20,7 @@ final class NotificationDispatcher {
     private let apps: AppService
     private let emitter: SignalEmitter
     private let loop: EventLoop
-    private let clock: any WallClock
+    private let clock: any DaemonClock
     private let logger: Logger
     private var flood = FloodGate()
     private var popups: [UInt64: Popup] = [:]
@@ -40,7 +40,7 @@ final class NotificationDispatcher {
     /// `apps` as the app becoming active.
     init(
         server: NotificationServerMonitor, apps: AppService, emitter: SignalEmitter, loop: EventLoop,
-        clock: any WallClock, logger: Logger
+        clock: any DaemonClock, logger: Logger
     ) {
         self.desktop = LazyDesktop(logger: logger)
         self.sounds = SoundPlayer(logger: logger)

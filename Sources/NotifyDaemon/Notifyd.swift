@@ -8,30 +8,44 @@ import NotifyStore
 /// The running daemon: one event loop owns the bus connection, the state
 /// and every service; start-up registers the object before it requests
 /// the bus name, and shutdown leaves nothing uncommitted.
+///
+/// The parts, built once in ``init(configuration:logger:clock:)``, with
+/// arrows that run one way: the interfaces own their services; a service
+/// decodes and authorizes a call, asks the core (`NotifydState`'s
+/// operations) and hands the outcome to the ``Committer``; after each
+/// commit the ``EffectRunner`` carries the effects out (signals, docks,
+/// popups through the ``NotificationDispatcher``, waiting calls). A click
+/// comes back from the dispatcher to the app service as an input like any
+/// other.
 public final class Notifyd {
     private let configuration: DaemonConfiguration
     private let logger: Logger
+    private let clock: any DaemonClock
     private let loop: EventLoop
     private let connection: DBusConnection
-    private let state: DurableState
-    private let clock = SystemClock()
+    private let state: Committer
     private let launcher: LauncherEntryPublisher
     private let serverMonitor: NotificationServerMonitor
-    private let dispatcher: NotificationDispatcher
-    private let sessions: SessionService
-    private let apps: AppService
     private let callers: CallerCheck
+    private let apps: AppService
+    private let dispatcher: NotificationDispatcher?
+    private let effects: EffectRunner
+    private let sessions: SessionService
     private let deadlines: DeadlineTimer
     private let object: DBusObject
 
     /// Opens the state, connects to the bus, exports the object and takes
-    /// the bus name.
+    /// the bus name. `clock` is where the daemon reads the time and arms
+    /// its deadlines (a test harness passes one it moves by hand).
     ///
     /// - Throws: ``StartupError`` with a message for the person starting it.
-    public init(configuration: DaemonConfiguration, logger: Logger) throws(StartupError) {
+    public init(
+        configuration: DaemonConfiguration, logger: Logger, clock: any DaemonClock = SystemClock()
+    ) throws(StartupError) {
         self.configuration = configuration
         self.logger = logger
-        if let limits = DescriptorLimit.raiseToHardLimit(), limits.after != limits.before {
+        self.clock = clock
+        if !configuration.embedded, let limits = DescriptorLimit.raiseToHardLimit(), limits.after != limits.before {
             logger.debug("raised the descriptor limit from \(limits.before) to \(limits.after)")
         }
         do {
@@ -40,7 +54,7 @@ public final class Notifyd {
             throw StartupError("cannot create the event loop: \(error.message)")
         }
         do {
-            state = try DurableState(store: StateStore(directory: configuration.stateDirectory), logger: logger)
+            state = try Committer(store: StateStore(directory: configuration.stateDirectory), logger: logger)
         } catch {
             throw StartupError("cannot open the state in \(configuration.stateDirectory): \(error)")
         }
@@ -51,7 +65,7 @@ public final class Notifyd {
             throw StartupError(
                 "cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
         }
-        if case .address(let address) = configuration.bus {
+        if !configuration.embedded, case .address(let address) = configuration.bus {
             setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)  // libnotify's own connection goes to the same bus
         }
         launcher = LauncherEntryPublisher(
@@ -62,24 +76,23 @@ public final class Notifyd {
         } catch {
             throw StartupError("cannot start identifying bus connections: \(error.message)")
         }
-        // The services, each given what it uses; the arrows run one way:
-        // sessions → notifications → apps → badges.
         let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
-        let badges = BadgeService(state: state, emitter: emitter, launcher: launcher, callers: callers)
+        let waiters = SessionWaiters()
         apps = AppService(
-            state: state, emitter: emitter, badges: badges, callers: callers, clock: clock,
-            ownName: connection.uniqueName ?? NotifydNames.busName)
-        dispatcher = NotificationDispatcher(
-            server: serverMonitor, apps: apps, emitter: emitter, loop: loop, clock: clock, logger: logger)
-        sessions = SessionService(
-            state: state, emitter: emitter, badges: badges, launcher: launcher, notifications: dispatcher,
-            callers: callers, clock: clock, logger: logger)
-        let daemon = DaemonService(state: state, server: serverMonitor)
+            state: state, callers: callers, clock: clock, ownName: connection.uniqueName ?? NotifydNames.busName)
+        dispatcher =
+            configuration.embedded
+            ? nil
+            : NotificationDispatcher(
+                server: serverMonitor, apps: apps, emitter: emitter, loop: loop, clock: clock, logger: logger)
+        effects = EffectRunner(emitter: emitter, launcher: launcher, notifications: dispatcher, waiters: waiters)
+        sessions = SessionService(state: state, waiters: waiters, callers: callers, clock: clock, logger: logger)
         deadlines = DeadlineTimer(loop: loop, clock: clock)
         // The object owns the interfaces, which own their services.
         let interfaces = [
-            BadgeService.interface(badges), AppService.interface(apps), SessionService.interface(sessions),
-            DaemonService.interface(daemon),
+            BadgeService.interface(BadgeService(state: state, callers: callers)), AppService.interface(apps),
+            SessionService.interface(sessions),
+            DaemonService.interface(DaemonService(state: state, server: serverMonitor)),
         ]
         object = DBusObject(
             path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) },
@@ -99,15 +112,17 @@ public final class Notifyd {
         // A step of the wall clock is taken before the batch commits, so it
         // is stored with it; then the deadline timer follows.
         loop.addBeforeSleepObserver { [weak self] in self?.takeClockStep() }
-        // The committer: the batch is stored, then replies and signals go
-        // out (DurableState), then the deadline timer follows the state.
+        // The batch is stored, then replies and effects go out (Committer),
+        // then the deadline timer follows the state.
         loop.addBeforeSleepObserver { [weak self] in
             guard let self else { return }
-            state.commit()
+            commit()
             followDeadlines()
         }
         do {
-            try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [weak self] signal in self?.shutDown(signal: signal) }
+            if !configuration.embedded {
+                try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [weak self] in self?.shutDown(signal: $0) }
+            }
             try loop.watchWallClockSet { [weak self] in self?.takeClockStep() }
             connection.onDisconnect { [weak self] in self?.busLost() }
             try connection.export(object)
@@ -175,8 +190,9 @@ public final class Notifyd {
     /// an hour late (clock set back) nor an hour early (set forward).
     private func takeClockStep() {
         guard let step = clock.takeStep() else { return }
-        let moved = state.mutate { $0.sessions.shiftDeadlines(by: step) }
-        state.stageDeadlineShift(by: step)
+        let shift = state.mutate { $0.shiftDeadlines(by: step) }
+        state.carry(shift.outcome)
+        let moved = shift.moved
         let seconds = Double(step.magnitude) / 1_000_000
         logger.notice(
             "the wall clock was set \(step > 0 ? "forward" : "back") by \(seconds) s; \(moved) deadline(s) moved with it")
@@ -218,29 +234,43 @@ public final class Notifyd {
             exitStatus = 1
         }
         callers.stop()
-        state.commit()
+        commit()
         if connection.isConnected { connection.flush() }
-        dispatcher.shutDown()
+        dispatcher?.shutDown()
         // The other threads have ended: what they posted too late would
         // keep the loop, and the state it holds, alive in a cycle.
         loop.discardPostedWork()
         return exitStatus
     }
 
+    /// Stops the daemon, as SIGTERM does: ``run()`` commits the batch in
+    /// progress and returns. Safe to call from any thread (the daemon
+    /// itself stays on its own, where it must be released).
+    public var stopFromAnyThread: @Sendable () -> Void {
+        let loop = self.loop
+        // Posted, not set directly: `run()` clears a stop asked before it started.
+        return { loop.execute { loop.stop() } }
+    }
+
     private func shutDown(signal: Int32) {
         logger.info("signal \(signal) received, shutting down")
-        state.commit()
+        commit()
         loop.stop()
     }
 
     private func busLost() {
         logger.notice("the bus went away, shutting down")
-        state.commit()
+        commit()
         loop.stop()
     }
 
+    /// Commits the batch; replies, then the effects, go out after it.
+    private func commit() {
+        state.commit(carryingOut: effects.carryOut)
+    }
+
     private func serverChanged() {
-        dispatcher.serverChanged()
+        dispatcher?.serverChanged()
         do {
             try connection.emitPropertiesChanged(
                 of: object, interface: NotifydNames.daemonInterface, names: DaemonService.serverProperties)
@@ -251,7 +281,7 @@ public final class Notifyd {
 }
 
 /// Why notifyd could not start, for the person starting it.
-public struct StartupError: Error, CustomStringConvertible {
+public struct StartupError: Error, Sendable, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
 }

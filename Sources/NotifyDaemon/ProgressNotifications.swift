@@ -12,14 +12,14 @@ import NotifyDesktop
 /// the dock through the LauncherEntry only.
 final class ProgressNotifications {
     private let loop: EventLoop
-    private let clock: any WallClock
+    private let clock: any DaemonClock
     private var throttle = ProgressThrottle()
     private var latest: [SessionID: (app: AppID, event: WorkerEvent, fraction: Double)] = [:]
     private var timers: [SessionID: EventLoop.TimerID] = [:]
     private var shown: Set<SessionID> = []
     private let post: (NotificationDispatcher.Popup) -> Void
 
-    init(loop: EventLoop, clock: any WallClock, post: @escaping (NotificationDispatcher.Popup) -> Void) {
+    init(loop: EventLoop, clock: any DaemonClock, post: @escaping (NotificationDispatcher.Popup) -> Void) {
         self.loop = loop
         self.clock = clock
         self.post = post

@@ -10,7 +10,7 @@ import NotifyCore
 /// work each, other callers served in between), runs of ``runLength`` rows
 /// are sorted by session ID, and the runs are merged straight into the
 /// reply with libdbus's iterators: no ``DBusValue`` tree. The reply goes
-/// out once it is complete and, as with ``DurableState/respond(_:_:)``, once
+/// out once it is complete and, as with ``Committer/respond(_:_:)``, once
 /// the batch it may have seen is committed (the call fails if that commit
 /// fails). After a large reply has left the socket, the heap it used is
 /// given back to the kernel (``MemoryTrim``).
@@ -48,7 +48,7 @@ final class SessionListing {
 
     /// Starts the work; the reply waits for the commit of the batch
     /// pending in `state`, if any.
-    func start(after state: DurableState) {
+    func start(after state: Committer) {
         let watch = CommitWatch { [self] succeeded in succeeded ? commitPassed() : commitFailed() }
         state.afterCommit { watch.fire() }
         step()
@@ -157,7 +157,7 @@ final class SessionListing {
 
 /// Tells a listing whether the batch its reply depends on was committed.
 ///
-/// ``DurableState/afterCommit(_:)`` runs its closure after a successful
+/// ``Committer/afterCommit(_:)`` runs its closure after a successful
 /// commit (at once when no batch is pending) and drops it when the commit
 /// fails. That closure alone holds the watch, so a watch released without
 /// having fired means the commit failed.

@@ -1,38 +1,27 @@
 import DBus
 import Logging
 import NotifyCore
-import NotifyDesktop
 
 /// `org.notifyd.Notifyd1.Sessions`: completion handlers by session ID.
 ///
 /// A report (the method or the worker signal) is decoded and validated,
-/// recorded in the core (one handler per event, never replacing one),
-/// staged, answered after the commit, and announced: the running app hears
-/// `HandleEventsForBackgroundSession`, docks get the badge and progress,
-/// and the notification dispatcher posts the popup. Handlers are invoked
-/// exactly once, by CompleteSession, CancelSession or their deadline.
+/// recorded by the core (one handler per event, never replacing one), and
+/// its outcome handed to the committer: stored, answered after the commit,
+/// then carried out (the running app hears `HandleEventsForBackgroundSession`,
+/// docks get the badge and progress, the popup is posted). Handlers are
+/// invoked exactly once, by CompleteSession, CancelSession or their deadline.
 final class SessionService {
-    private let state: DurableState
-    private let emitter: SignalEmitter
-    private let badges: BadgeService
-    private let launcher: LauncherEntryPublisher?
-    private let notifications: NotificationDispatcher?
+    private let state: Committer
+    private let waiters: SessionWaiters
     private let callers: CallerCheck?
-    private let clock: any WallClock
+    private let clock: any DaemonClock
     private let logger: Logger
-    private var waiters: [SessionID: [DBusMethodCall]] = [:]
     private var refusals = RefusalLog()
 
-    init(
-        state: DurableState, emitter: SignalEmitter, badges: BadgeService, launcher: LauncherEntryPublisher?,
-        notifications: NotificationDispatcher?, callers: CallerCheck?, clock: any WallClock, logger: Logger
-    ) {
+    init(state: Committer, waiters: SessionWaiters, callers: CallerCheck?, clock: any DaemonClock, logger: Logger) {
         self.callers = callers
         self.state = state
-        self.emitter = emitter
-        self.badges = badges
-        self.launcher = launcher
-        self.notifications = notifications
+        self.waiters = waiters
         self.clock = clock
         self.logger = logger
     }
@@ -77,23 +66,11 @@ final class SessionService {
 
     private func record(_ report: WorkerReport) throws(NotifydError) -> CompletionHandler? {
         let now = clock.now()
-        let outcome = try state.mutate { (state) throws(NotifydError) in
+        let recorded = try state.mutate { (state) throws(NotifydError) in
             try state.recordEvent(report.event, session: report.session, app: report.app, at: now)
         }
-        let recorded = outcome.recorded
-        state.stage(recorded)
-        badges.record(outcome.badge)
-        let handlerID = recorded.handler?.id ?? 0
-        state.afterCommit { [self] in
-            emitter.emit(
-                NotifydNames.sessionsInterface, "HandleEventsForBackgroundSession",
-                [.string(report.session.rawValue), .string(report.app.rawValue), .uint64(handlerID), report.echo])
-            if let progress = outcome.progress { launcher?.setProgress(progress, for: report.app) }
-            notifications?.eventRecorded(
-                report.event, session: report.session, app: report.app, handlerID: handlerID,
-                progress: recorded.session.progress)
-        }
-        return recorded.handler
+        state.carry(recorded.outcome, echo: report.echo)
+        return recorded.recorded.handler
     }
 
     // MARK: Completion
@@ -117,35 +94,18 @@ final class SessionService {
     private func finish(_ call: DBusMethodCall, result: HandlerResult) throws -> DBusMethodResult {
         let session = try session(of: call)
         let now = clock.now()
-        let invoked = try state.mutate { (state) throws(NotifydError) in
-            try state.sessions.complete(session, result: result, at: now)
+        let completion = try state.mutate { (state) throws(NotifydError) in
+            try state.completeSession(session, result: result, at: now)
         }
-        announce(invoked)
-        return state.respond(call, [.uint32(UInt32(invoked.count))])
+        state.carry(completion.outcome)
+        return state.respond(call, [.uint32(UInt32(completion.invoked))])
     }
 
     /// Invokes every handler whose deadline has passed (the deadline timer
     /// and start-up call this).
     func expireDue() {
         let now = clock.now()
-        let invoked = state.mutate { (state) in state.sessions.expire(at: now) }
-        announce(invoked)
-    }
-
-    /// Stores and announces invoked handlers: `SessionCompleted` for each,
-    /// then the answer to every `WaitForSession` whose session is done.
-    private func announce(_ invoked: [InvokedHandler]) {
-        guard !invoked.isEmpty else { return }
-        state.stage(invoked)
-        state.afterCommit { [self] in
-            for item in invoked {
-                emitter.emit(
-                    NotifydNames.sessionsInterface, "SessionCompleted",
-                    [.string(item.handler.session.rawValue), .string(item.handler.app.rawValue),
-                     .uint64(item.handler.id), .string(item.result.rawValue)])
-            }
-            for session in Set(invoked.map(\.handler.session)) { answerWaiters(of: session) }
-        }
+        state.carry(state.mutate { $0.expireHandlers(at: now) })
     }
 
     // MARK: Waiting and listing
@@ -158,7 +118,7 @@ final class SessionService {
         guard !state.current.sessions.pendingHandlers(of: session).isEmpty else {
             return state.respond(call, [.string(record.lastResult?.rawValue ?? "none")])
         }
-        waiters[session, default: []].append(call)
+        waiters.wait(call, for: session)
         return .deferred
     }
 
@@ -166,21 +126,7 @@ final class SessionService {
     /// and its refusals need no more counting.
     func callerLeft(_ name: String) {
         refusals.forget(name)
-        for (session, calls) in waiters {
-            let remaining = calls.filter { call in
-                guard call.sender == name else { return true }
-                call.abandon()
-                return false
-            }
-            waiters[session] = remaining.isEmpty ? nil : remaining
-        }
-    }
-
-    private func answerWaiters(of session: SessionID) {
-        guard let calls = waiters[session], state.current.sessions.pendingHandlers(of: session).isEmpty else { return }
-        waiters[session] = nil
-        let result = state.current.sessions.session(session)?.lastResult?.rawValue ?? "none"
-        for call in calls { call.reply([.string(result)]) }
+        waiters.callerLeft(name)
     }
 
     /// The rows are taken now, then sorted and written into the reply a

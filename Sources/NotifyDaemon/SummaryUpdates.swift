@@ -10,14 +10,14 @@ final class SummaryUpdates {
     static let interval: Microseconds = 500_000
 
     private let loop: EventLoop
-    private let clock: any WallClock
+    private let clock: any DaemonClock
     private var lastPosted: [NotificationKey: Microseconds] = [:]
     private var waiting: [NotificationKey: NotificationDispatcher.Popup] = [:]
     private var timers: [NotificationKey: EventLoop.TimerID] = [:]
     /// Posts a popup (the dispatcher's submit).
     private let post: (NotificationDispatcher.Popup) -> Void
 
-    init(loop: EventLoop, clock: any WallClock, post: @escaping (NotificationDispatcher.Popup) -> Void) {
+    init(loop: EventLoop, clock: any DaemonClock, post: @escaping (NotificationDispatcher.Popup) -> Void) {
         self.loop = loop
         self.clock = clock
         self.post = post

@@ -3,29 +3,32 @@ import Logging
 import NotifyCore
 import NotifyStore
 
-/// The daemon's state in memory and on disk, with group commit.
+/// The daemon's state in memory and on disk, and the one committer of
+/// every change, with group commit.
 ///
-/// Handlers mutate ``current`` and stage the rows to write; replies and
-/// signals wait in order until the loop is about to sleep, when one
-/// transaction commits the whole batch (one fsync for any number of calls).
-/// Only then do replies go out, then signals: a caller never hears of a
-/// change that a `kill -9` could still undo. If the commit fails, memory is
-/// rolled back by reloading the state from the database (which holds
-/// exactly what was committed), every waiting call gets the error, and no
-/// signal is sent. (Rolling back by reload costs nothing on the common
-/// path; a snapshot per batch cost a copy of every session per commit.)
+/// A handler asks the core for an outcome (``NotifydOutcome``) under
+/// ``mutate(_:)``, then hands it over with ``carry(_:echo:)``: its rows are
+/// staged in the batch, its effects wait in order. When the loop is about
+/// to sleep, one transaction commits the whole batch (one fsync for any
+/// number of calls); only then do the calls of the batch get their
+/// replies, and then the effects are carried out (``EffectRunner``): a
+/// caller never hears of a change that a `kill -9` could still undo. If the
+/// commit fails, memory is rolled back by reloading the state from the
+/// database (which holds exactly what was committed), every waiting call
+/// gets the error, and no effect is carried out.
 ///
 /// A failed commit is logged with what it refused (``BatchSummary``): a
 /// worker signal has no caller to tell. After a successful commit, once
-/// replies and signals are out, the store checkpoints its WAL if it has
+/// replies and effects are out, the store checkpoints its WAL if it has
 /// grown (which keeps it small on a small disk).
-final class DurableState {
+final class Committer {
     private(set) var current: NotifydState
     private let store: StateStore
     private let logger: Logger
     private var batchOpen = false
     private var replies: [(success: () -> Void, failure: (any Error) -> Void)] = []
-    private var signals: [() -> Void] = []
+    private var effects: [PendingEffect] = []
+    private var continuations: [() -> Void] = []
     private var batch = BatchSummary()
     private var checkpointFailing = false
 
@@ -41,63 +44,54 @@ final class DurableState {
     /// Whether a batch is waiting for its commit.
     var hasPendingBatch: Bool { batchOpen }
 
-    /// Mutates the state, opening a batch: replies wait for its commit.
+    /// Runs one of the core's operations on the state, opening a batch:
+    /// replies wait for its commit.
     func mutate<T, Failure: Error>(_ body: (inout NotifydState) throws(Failure) -> T) throws(Failure) -> T {
         batchOpen = true
         return try body(&current)
     }
 
-    /// Stages a badge row for the batch's commit.
-    func stage(_ change: BadgeChange) {
+    /// Takes an outcome of the core: stages its rows, and queues its
+    /// effects for after the commit. `echo` is the worker's dictionary as
+    /// sent, for `HandleEventsForBackgroundSession` (the core keeps only
+    /// what it decoded).
+    func carry(_ outcome: NotifydOutcome, echo: DBusValue? = nil) {
+        guard !outcome.isEmpty else { return }
         batchOpen = true
-        batch.badge(change.app.rawValue)
-        store.stageBadge(change.app.rawValue, count: change.new)
+        for write in outcome.writes { stage(write) }
+        for effect in outcome.effects { effects.append(PendingEffect(effect: effect, echo: echo)) }
     }
 
-    /// Stages what recording an event changed.
-    func stage(_ recorded: RecordedEvent) {
-        batchOpen = true
-        batch.report(session: recorded.session.id.rawValue, app: recorded.session.app.rawValue)
-        store.stageSession(StateMapping.row(recorded.session))
-        if let handler = recorded.handler { store.stageHandler(StateMapping.row(handler)) }
-        for session in recorded.forgotten { store.stageSessionRemoval(session.rawValue) }
-    }
-
-    /// Stages an activation for the history (and the trim that bounds it).
-    func stage(_ activation: Activation, trimming: Bool) {
-        batchOpen = true
-        batch.activations += 1
-        store.stageActivation(StoredActivation(app: activation.app.rawValue, at: activation.at))
-        if trimming {
-            store.stageActivationTrim(app: activation.app.rawValue, keepNewest: AppBook.activationsKeptPerApp)
+    private func stage(_ write: StateWrite) {
+        switch write {
+        case .badge(let change):
+            batch.badge(change.app.rawValue)
+            store.stageBadge(change.app.rawValue, count: change.new)
+        case .event(let recorded):
+            batch.report(session: recorded.session.id.rawValue, app: recorded.session.app.rawValue)
+            store.stageSession(StateMapping.row(recorded.session))
+            if let handler = recorded.handler { store.stageHandler(StateMapping.row(handler)) }
+            for session in recorded.forgotten { store.stageSessionRemoval(session.rawValue) }
+        case .activation(let activation, let trimming):
+            batch.activations += 1
+            store.stageActivation(StoredActivation(app: activation.app.rawValue, at: activation.at))
+            if trimming {
+                store.stageActivationTrim(app: activation.app.rawValue, keepNewest: AppBook.activationsKeptPerApp)
+            }
+        case .invoked(let invoked, let sessions):
+            batch.invoked += invoked.count
+            for item in invoked { store.stageHandlerRemoval(item.handler.id) }
+            for session in sessions { store.stageSession(StateMapping.row(session)) }
+        case .deadlineShift(let microseconds):
+            store.stageDeadlineShift(by: microseconds)
         }
     }
 
-    /// Stages the removal of invoked handlers and their sessions' new state.
-    func stage(_ invoked: [InvokedHandler]) {
-        guard !invoked.isEmpty else { return }
-        batchOpen = true
-        batch.invoked += invoked.count
-        var sessions: Set<SessionID> = []
-        for item in invoked {
-            store.stageHandlerRemoval(item.handler.id)
-            sessions.insert(item.handler.session)
-        }
-        for id in sessions {
-            if let session = current.sessions.session(id) { store.stageSession(StateMapping.row(session)) }
-        }
-    }
-
-    /// Stages moving every stored deadline by `microseconds` (the wall
-    /// clock was set; memory has moved already).
-    func stageDeadlineShift(by microseconds: Microseconds) {
-        batchOpen = true
-        store.stageDeadlineShift(by: microseconds)
-    }
-
-    /// Runs `signal` after the batch is committed (dropped if it fails).
-    func afterCommit(_ signal: @escaping () -> Void) {
-        if hasPendingBatch { signals.append(signal) } else { signal() }
+    /// Runs `work` once the pending batch is committed (at once when none
+    /// is pending; dropped if the commit fails): for work of the daemon's
+    /// own that must not see state a `kill -9` could undo (a listing).
+    func afterCommit(_ work: @escaping () -> Void) {
+        if hasPendingBatch { continuations.append(work) } else { work() }
     }
 
     /// Answers `call` once everything it may have seen is on disk: at once
@@ -117,15 +111,19 @@ final class DurableState {
         }
     }
 
-    /// Commits the pending batch, then sends its replies and signals.
-    func commit() {
+    /// Commits the pending batch, then sends its replies, runs the work
+    /// waiting for it, and hands its effects to `carryOut` (the daemon's
+    /// ``EffectRunner``), in order.
+    func commit(carryingOut carryOut: (NotifydEffect, _ echo: DBusValue?) -> Void) {
         guard batchOpen else { return }
         batchOpen = false
         let replies = self.replies
-        let signals = self.signals
+        let effects = self.effects
+        let continuations = self.continuations
         let batch = self.batch
         self.replies.removeAll()
-        self.signals.removeAll()
+        self.effects.removeAll()
+        self.continuations.removeAll()
         self.batch = BatchSummary()
         do {
             try store.commit()
@@ -137,7 +135,8 @@ final class DurableState {
             return
         }
         for reply in replies { reply.success() }
-        for signal in signals { signal() }
+        for work in continuations { work() }
+        for pending in effects { carryOut(pending.effect, pending.echo) }
         checkpoint()
     }
 
@@ -153,6 +152,12 @@ final class DurableState {
             }
             checkpointFailing = true
         }
+    }
+
+    /// An effect waiting for the commit, with the worker's dictionary of an event.
+    private struct PendingEffect {
+        let effect: NotifydEffect
+        let echo: DBusValue?
     }
 }
 

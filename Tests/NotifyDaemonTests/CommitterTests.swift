@@ -1,56 +1,41 @@
+import DBus
 import Foundation
-import Logging
+import NotifyTesting
 import NotifyCore
 import NotifyStore
 import Testing
 
 @testable import NotifyDaemon
 
-/// A failed commit is logged with what it refused: a worker signal has
-/// nobody else to tell. And a successful one keeps the WAL small.
-@Suite struct DurableStateLogTests {
-    /// Every message logged, in order.
-    final class Capture: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lines: [String] = []
-
-        var messages: [String] { lock.withLock { lines } }
-
-        func append(_ line: String) { lock.withLock { lines.append(line) } }
-
-        var logger: Logger {
-            Logger(label: "notifyd.tests") { _ in Handler(capture: self) }
-        }
-
-        struct Handler: LogHandler {
-            let capture: Capture
-            var metadata: Logger.Metadata = [:]
-            var logLevel: Logger.Level = .trace
-
-            func log(event: LogEvent) { capture.append("\(event.level): \(event.message)") }
-
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-        }
+/// The committer stores a batch before anything is said of it: a failed
+/// commit carries out no effect and is logged with what it refused (a
+/// worker signal has nobody else to tell). And a successful one keeps the
+/// WAL small.
+@Suite struct CommitterTests {
+    /// The effects carried out, in order.
+    final class Effects {
+        var carried: [NotifydEffect] = []
+        func carryOut(_ effect: NotifydEffect, _ echo: DBusValue?) { carried.append(effect) }
     }
 
-    static func withState(_ body: (DurableState, StateStore, Capture) throws -> Void) throws {
+    static func withState(_ body: (Committer, StateStore, LogLines) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("notifyd-durable-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let capture = Capture()
+        let capture = LogLines()
         let store = try StateStore(directory: directory.path)
-        try body(try DurableState(store: store, logger: capture.logger), store, capture)
+        try body(try Committer(store: store, logger: capture.logger), store, capture)
     }
 
-    static func record(_ session: String, app: String, in state: DurableState) throws -> RecordedEvent {
+    /// Records an event and hands its outcome to the committer.
+    static func record(_ session: String, app: String, in state: Committer) throws -> RecordedEvent {
         let session = try SessionID(session)
         let app = try AppID(app)
-        return try state.mutate { (current) throws(NotifydError) in
-            try current.sessions.record(WorkerEvent(), session: session, app: app, at: 1_000)
+        let outcome = try state.mutate { (current) throws(NotifydError) in
+            try current.recordEvent(WorkerEvent(), session: session, app: app, at: 1_000)
         }
+        state.carry(outcome.outcome)
+        return outcome.recorded
     }
 
     @Test func aRefusedCommitNamesTheSessionsAndAppsItRefused() throws {
@@ -58,13 +43,14 @@ import Testing
             var first: RecordedEvent?
             for index in 0..<7 {
                 let recorded = try Self.record("dl-\(index)", app: "org.example.App\(index % 2)", in: state)
-                state.stage(recorded)
                 first = first ?? recorded
             }
             // The same handler twice: the commit fails (a constraint), as a full disk would make it.
-            state.stage(try #require(first))
-            state.commit()
-            let line = try #require(capture.messages.first { $0.contains("cannot save state") })
+            state.carry(NotifydOutcome(writes: [.event(try #require(first))]))
+            let effects = Effects()
+            state.commit(carryingOut: effects.carryOut)
+            #expect(effects.carried.isEmpty, "nothing is said of a batch that is not stored")
+            let line = try #require(capture.lines.first { $0.contains("cannot save state") })
             #expect(line.contains("rolling back 0 call(s); refused 8 event report(s)"), "\(line)")
             for index in 0..<5 {
                 #expect(line.contains("session 'dl-\(index)' of org.example.App\(index % 2)"), "\(line)")
@@ -81,12 +67,11 @@ import Testing
             for index in 0..<500 {
                 let session = String(repeating: "s", count: 250) + "\(index)"
                 let recorded = try Self.record(session, app: "org.example.Long", in: state)
-                state.stage(recorded)
                 first = first ?? recorded
             }
-            state.stage(try #require(first))
-            state.commit()
-            let line = try #require(capture.messages.first { $0.contains("cannot save state") })
+            state.carry(NotifydOutcome(writes: [.event(try #require(first))]))
+            state.commit { _, _ in }
+            let line = try #require(capture.lines.first { $0.contains("cannot save state") })
             #expect(line.contains("refused 501 event report(s)"))
             // Unbounded, the names alone would take 130,000 characters.
             #expect(line.count < 2_000, "\(line.count) characters: \(line)")
@@ -95,13 +80,20 @@ import Testing
 
     @Test func commitsCheckpointTheWAL() throws {
         try Self.withState { state, store, capture in
+            let effects = Effects()
             for index in 0..<300 {
-                state.stage(try Self.record("wal-\(index)", app: "org.example.App", in: state))
-                state.commit()
+                _ = try Self.record("wal-\(index)", app: "org.example.App", in: state)
+                state.commit(carryingOut: effects.carryOut)
                 #expect(store.walFrameCount < store.walCheckpointFrames + 16)
             }
             #expect(store.walFileSize <= StateStore.walBytes(frames: store.walCheckpointFrames + 16, pageSize: 4096))
-            #expect(!capture.messages.contains { $0.contains("cannot") }, "\(capture.messages)")
+            #expect(!capture.lines.contains { $0.contains("cannot") }, "\(capture.lines)")
+            // Each commit carried out its event's effects, in order: the badge, then the event.
+            #expect(effects.carried.count == 600)
+            guard case .badgeChanged = effects.carried[0], case .eventRecorded = effects.carried[1] else {
+                Issue.record("unexpected order: \(effects.carried.prefix(2))")
+                return
+            }
         }
     }
 }

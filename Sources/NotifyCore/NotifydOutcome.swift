@@ -1,0 +1,90 @@
+/// What one thing that happened changed, as the core decided it: the rows
+/// to store in the batch and, once the batch is committed, what must
+/// follow, in order. The daemon's committer stores ``writes``; after the
+/// commit it answers the calls of the batch and carries out ``effects``;
+/// after a failed commit it carries out none of them.
+public struct NotifydOutcome: Sendable, Hashable {
+    /// The rows to store, in order.
+    public var writes: [StateWrite]
+    /// What follows the commit, in order.
+    public var effects: [NotifydEffect]
+
+    public init(writes: [StateWrite] = [], effects: [NotifydEffect] = []) {
+        self.writes = writes
+        self.effects = effects
+    }
+
+    /// Nothing to store and nothing to do: a no-op.
+    public var isEmpty: Bool { writes.isEmpty && effects.isEmpty }
+
+    /// This outcome followed by `other`.
+    public mutating func append(_ other: NotifydOutcome) {
+        writes += other.writes
+        effects += other.effects
+    }
+
+    /// A badge change: its row, then `BadgeChanged` and the docks' count.
+    static func badge(_ change: BadgeChange?) -> NotifydOutcome {
+        guard let change else { return NotifydOutcome() }
+        return NotifydOutcome(writes: [.badge(change)], effects: [.badgeChanged(change)])
+    }
+}
+
+/// A row (or rows) the committer stores.
+public enum StateWrite: Sendable, Hashable {
+    /// An app's badge count.
+    case badge(BadgeChange)
+    /// A session after an event, its new handler, the finished sessions forgotten.
+    case event(RecordedEvent)
+    /// An activation for the history; `trimming` when older ones were dropped.
+    case activation(Activation, trimming: Bool)
+    /// Handlers invoked (their rows removed) and their sessions as they are now.
+    case invoked([InvokedHandler], sessions: [SessionRecord])
+    /// Every stored deadline moved by this many microseconds (the wall clock was set).
+    case deadlineShift(Microseconds)
+}
+
+/// What the daemon carries out once the batch is committed.
+public enum NotifydEffect: Sendable, Hashable {
+    /// `BadgeChanged`, and the count on docks.
+    case badgeChanged(BadgeChange)
+    /// `HandleEventsForBackgroundSession` to the running app, the docks'
+    /// progress when it changed, and the popup for the event.
+    case eventRecorded(RecordedWorkerEvent)
+    /// `SessionCompleted` for one invoked handler.
+    case sessionCompleted(InvokedHandler)
+    /// The session has no pending handler left: every `WaitForSession`
+    /// call waiting for it is answered with `lastResult` (nil: `none`).
+    case sessionSettled(SessionID, lastResult: HandlerResult?)
+    /// `StateChanged` of the Apps interface.
+    case appStateChanged(AppStateChange)
+}
+
+/// A worker event as recorded, for what follows it: the signal to the
+/// app, the dock's progress and the popup.
+public struct RecordedWorkerEvent: Sendable, Hashable {
+    public let event: WorkerEvent
+    public let session: SessionID
+    public let app: AppID
+    /// The handler stored for it; 0 when none was (a `progress` event).
+    public let handlerID: UInt64
+    /// The session's progress after the event (0...1), if known.
+    public let sessionProgress: Double?
+    /// The app's progress over its sessions in progress, when the event is
+    /// about progress (a `progress` event, or one of a session with an
+    /// expected size): what docks are to show; `.some(nil)` hides it. nil
+    /// when the docks need no update.
+    public let appProgress: Double??
+
+    public init(
+        event: WorkerEvent, session: SessionID, app: AppID, handlerID: UInt64, sessionProgress: Double?,
+        appProgress: Double??
+    ) {
+        self.event = event
+        self.session = session
+        self.app = app
+        self.handlerID = handlerID
+        self.sessionProgress = sessionProgress
+        self.appProgress = appProgress
+    }
+}

@@ -1,0 +1,83 @@
+import DBus
+import NotifyCore
+import NotifyDesktop
+
+/// Carries out, after a commit, what the core decided must follow it, in
+/// the order decided: the signals, the docks' counts and progress, the
+/// popups, and the answers to calls waiting for a session. The committer
+/// hands it every effect of a committed batch; nothing else emits.
+final class EffectRunner {
+    private let emitter: SignalEmitter
+    private let launcher: LauncherEntryPublisher?
+    private let notifications: NotificationDispatcher?
+    private let waiters: SessionWaiters
+
+    init(
+        emitter: SignalEmitter, launcher: LauncherEntryPublisher?, notifications: NotificationDispatcher?,
+        waiters: SessionWaiters
+    ) {
+        self.emitter = emitter
+        self.launcher = launcher
+        self.notifications = notifications
+        self.waiters = waiters
+    }
+
+    /// Carries out one effect; `echo` is the worker's dictionary as sent,
+    /// for an event.
+    func carryOut(_ effect: NotifydEffect, echo: DBusValue?) {
+        switch effect {
+        case .badgeChanged(let change):
+            emitter.emit(
+                NotifydNames.badgesInterface, "BadgeChanged", [.string(change.app.rawValue), .uint32(change.new)])
+            launcher?.setCount(change.new, for: change.app)
+        case .eventRecorded(let recorded):
+            emitter.emit(
+                NotifydNames.sessionsInterface, "HandleEventsForBackgroundSession",
+                [.string(recorded.session.rawValue), .string(recorded.app.rawValue), .uint64(recorded.handlerID),
+                 echo ?? .dictionary(key: .string, value: .variant, [])])
+            if let progress = recorded.appProgress { launcher?.setProgress(progress, for: recorded.app) }
+            notifications?.eventRecorded(
+                recorded.event, session: recorded.session, app: recorded.app, handlerID: recorded.handlerID,
+                progress: recorded.sessionProgress)
+        case .sessionCompleted(let item):
+            emitter.emit(
+                NotifydNames.sessionsInterface, "SessionCompleted",
+                [.string(item.handler.session.rawValue), .string(item.handler.app.rawValue), .uint64(item.handler.id),
+                 .string(item.result.rawValue)])
+        case .sessionSettled(let session, let lastResult):
+            waiters.answer(session, with: lastResult)
+        case .appStateChanged(let change):
+            emitter.emit(
+                NotifydNames.appsInterface, "StateChanged", [.string(change.app.rawValue), .string(change.new.rawValue)])
+        }
+    }
+}
+
+/// The `WaitForSession` calls waiting for sessions to have no pending
+/// handler, answered when the core says one has settled.
+final class SessionWaiters {
+    private var calls: [SessionID: [DBusMethodCall]] = [:]
+
+    /// Keeps `call` until `session` settles.
+    func wait(_ call: DBusMethodCall, for session: SessionID) {
+        calls[session, default: []].append(call)
+    }
+
+    /// Answers every call waiting for `session` with its last result.
+    func answer(_ session: SessionID, with lastResult: HandlerResult?) {
+        guard let waiting = calls.removeValue(forKey: session) else { return }
+        for call in waiting { call.reply([.string(lastResult?.rawValue ?? "none")]) }
+    }
+
+    /// A connection left the bus: its waiting calls can never be answered.
+    func callerLeft(_ name: String) {
+        for (session, waiting) in calls {
+            let remaining = waiting.filter { call in
+                guard call.sender == name else { return true }
+                call.abandon()
+                return false
+            }
+            calls[session] = remaining.isEmpty ? nil : remaining
+        }
+    }
+}
