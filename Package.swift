@@ -12,13 +12,14 @@
 //   -> NotifyStore (SQLite) and NotifyDesktop (LauncherEntry, libnotify,
 //      libcanberra, what each notification server really does)
 //   -> NotifyDaemon (decodes and authorizes each call, asks the core, and
-//      hands the outcome to the committer: stored in the batch, then
-//      replies, then signals and desktop effects)
+//      hands the outcome to the Committer: stored in the batch, then
+//      replies, then the EffectRunner's signals and desktop effects)
 //   -> thin executables notifyd, notifyctl, notifyd-bench, notifyd-fuzz
 // Test support is a library too: NotifyTestingCore (no Foundation: the bus
 // configuration, the recording notification server, the loop thread, the
 // seeded generator), used by the bench and the fuzzer, and NotifyTesting
-// (processes, Xvfb, desktops), used by every test target.
+// (processes, Xvfb, desktops, and the in-process daemon harness with a
+// clock moved by hand), used by every test target.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -133,14 +134,21 @@ let package = Package(
         // NotifyTestingCore is the part without Foundation or Dispatch (the
         // bench and the fuzzer do without both); NotifyTesting re-exports it.
         .target(name: "NotifyTestingCore", dependencies: ["DBus"], swiftSettings: strictSettings),
-        .target(name: "NotifyTesting", dependencies: ["DBus", "NotifyTestingCore"]),
+        // NotifyTesting also holds the in-process daemon harness (NotifyDaemon
+        // on a thread of the test, with a clock moved by hand).
+        .target(
+            name: "NotifyTesting",
+            dependencies: [
+                "DBus", "NotifyTestingCore", "NotifyDaemon", "NotifyCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // MARK: Tests, one target per module plus the bus-level suite
         .testTarget(name: "DBusTests", dependencies: ["DBus", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
         .testTarget(
-            name: "NotifyDesktopTests", dependencies: ["NotifyDesktop", "DBus", "NotifyTesting"],
+            name: "NotifyDesktopTests", dependencies: ["NotifyDesktop", "DBus", "NotifyTesting", "CGioUnix"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "NotifyDaemonTests", dependencies: ["NotifyDaemon", "DBus", "NotifyTesting"],
