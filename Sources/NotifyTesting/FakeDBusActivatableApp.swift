@@ -93,7 +93,7 @@ public final class FakeDBusActivatableApp: @unchecked Sendable {
 
     /// Waits (bounded) until `count` calls were recorded; returns them all.
     @discardableResult
-    public func waitForCalls(count: Int, seconds: Double = 5) throws -> [Call] {
+    public func waitForCalls(count: Int, seconds: Double = 20) throws -> [Call] {
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }

@@ -1,3 +1,4 @@
+import CGioUnix
 import Foundation
 import Logging
 import NotifyDesktop
@@ -63,7 +64,7 @@ final class EventRecorder: @unchecked Sendable {
     }
 
     /// Waits (bounded) until `match` finds what it wants in the events so far.
-    func wait<T>(seconds: Double = 5, for match: ([DesktopEvent]) -> T?) throws -> T {
+    func wait<T>(seconds: Double = 20, for match: ([DesktopEvent]) -> T?) throws -> T {
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
@@ -90,7 +91,7 @@ final class EventRecorder: @unchecked Sendable {
     }
 
     /// Waits for any event `match` picks out.
-    func first<T>(seconds: Double = 5, _ match: @escaping (DesktopEvent) -> T?) throws -> T {
+    func first<T>(seconds: Double = 20, _ match: @escaping (DesktopEvent) -> T?) throws -> T {
         try wait(seconds: seconds) { $0.lazy.compactMap(match).first }
     }
 }
@@ -109,6 +110,7 @@ final class DesktopHarness {
         _ = DesktopFixture.dataDirectory
         bus = try TestBus()
         setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
+        try Self.waitForAnOpenSessionBus()
         server = try RecordingNotificationServer(address: bus.address, capabilities: capabilities)
         let events = self.events
         notifier = try DesktopNotifier(logger: DesktopFixture.logger) { events.record($0) }
@@ -118,5 +120,20 @@ final class DesktopHarness {
         notifier.shutDown()
         server.stop()
         bus.stop()
+    }
+
+    /// GIO keeps one session-bus connection per process for as long as
+    /// anyone holds it, and hands it to libnotify and to app launches. One
+    /// left from the previous harness (closed when its bus stopped, still
+    /// held by a call that had not yet failed) would make this harness's
+    /// posts and launches fail with "The connection is closed": wait
+    /// (bounded) until GIO hands out an open one, which is then on this
+    /// harness's bus.
+    static func waitForAnOpenSessionBus() throws {
+        try waitUntil("GIO's session bus connection is an open one", seconds: 20) {
+            guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil) else { return false }
+            defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
+            return g_dbus_connection_is_closed(connection) == 0
+        }
     }
 }

@@ -77,7 +77,7 @@ enum LaunchFixture {
 
     /// Waits (bounded) for `file` to hold text in which `complete` is true,
     /// and returns that text.
-    static func waitForOutput(_ file: URL, seconds: Double = 5, complete: (String) -> Bool = { _ in true }) throws -> String {
+    static func waitForOutput(_ file: URL, seconds: Double = 20, complete: (String) -> Bool = { _ in true }) throws -> String {
         var text: String?
         try? waitUntil("\(file.path) is written", seconds: seconds) {
             text = try? String(contentsOf: file, encoding: .utf8)

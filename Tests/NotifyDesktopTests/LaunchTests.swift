@@ -108,7 +108,7 @@ extension LibnotifyTests {
             harness.notifier.launchApp(LaunchFixture.fakeApp, activationToken: nil) { outcome.set($0) }
             try app.waitForCalls(count: 1)
             harness.notifier.shutDown()
-            #expect(try outcome.wait(seconds: 5) == .failed(
+            #expect(try outcome.wait(seconds: 20) == .failed(
                 "cannot launch Fake App (\(LaunchFixture.fakeApp).desktop): the desktop notifier shut down first"))
         }
     }
