@@ -16,7 +16,9 @@ struct BenchCommand: ParsableCommand {
             the same pattern of Peer.Ping (target: every call answered, no error; p50 and p99 per call); the first \
             reply of a notifyd started by D-Bus activation against the same call on the running daemon; \
             last, a burst of worker events: the rate notifyd stores them durably against a bare libdbus \
-            receiver on a second bus (target: at least 0.50x), none lost, the badge they add up to, the \
+            receiver on a second bus (target: at least 0.50x) and against one that also emits the two signals \
+            notifyd emits per event, BadgeChanged and HandleEventsForBackgroundSession (target: at least \
+            0.50x), none lost, the badge they add up to, the \
             popups a counting notification server gets (target: at most 50) and the memory per pending \
             handler (target: under 2048 bytes); and ListSessions with 100,000 sessions on a notifyd of its own: the \
             longest another call waits meanwhile (target: under 100 ms) and notifyd's resident memory after the \
@@ -27,8 +29,9 @@ struct BenchCommand: ParsableCommand {
             """)
 
     /// ArgumentParser's, except that `notifyd-bench receive ...` runs the
-    /// bare receiver of the events section (hidden: as a subcommand it would
-    /// show in the usage line).
+    /// bare receiver of the events section, `receive --emit ...` its
+    /// emitting receiver (hidden: as a subcommand it would show in the
+    /// usage line).
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == ReceiveCommand.name {
@@ -52,7 +55,7 @@ struct BenchCommand: ParsableCommand {
         case load
         /// The first reply of a notifyd started by D-Bus activation, against a running daemon.
         case coldStart = "cold-start"
-        /// A burst of worker events against a bare receiver; memory per pending handler; popups.
+        /// A burst of worker events against a bare receiver and an emitting one; memory per pending handler; popups.
         case events
         /// ListSessions with many sessions: the longest wait of another call, memory before and after.
         case listSessions = "list-sessions"
