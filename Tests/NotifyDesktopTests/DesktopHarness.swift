@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NotifyDesktop
 import NotifyTesting
+import Testing
 
 /// What the suites share: a data directory with test desktop files, put in
 /// `XDG_DATA_DIRS` once, before GIO reads it (GIO reads it once per process).
@@ -100,40 +101,85 @@ final class EventRecorder: @unchecked Sendable {
 /// takes `DBUS_SESSION_BUS_ADDRESS` when it first connects, so the
 /// variable is set before the notifier exists; suites using this must be
 /// serialized.
+///
+/// GIO keeps one session-bus connection per process (the one libnotify and
+/// app launches use) for as long as anything holds it, closed or not. When
+/// its bus goes away, GIO queues the connection's `closed` signal, holding
+/// a reference, on the main context the connection was made on; if nobody
+/// runs that context again, the closed connection lives on and every later
+/// harness is handed it. So the harness makes the connection itself, on a
+/// context of its own, and at the end stops the bus while the notifier's
+/// GLib thread still runs, waits for the connection to close and runs both
+/// contexts dry before letting go.
 final class DesktopHarness {
     let bus: TestBus
     let server: RecordingNotificationServer
     let events = EventRecorder()
     let notifier: DesktopNotifier
+    /// The context ``sessionBus`` was made on, run by nobody but `deinit`.
+    private let sessionContext: OpaquePointer
+    /// GIO's session-bus connection, on this harness's bus.
+    private let sessionBus: OpaquePointer
 
     init(capabilities: [String] = ["actions", "body", "sound"]) throws {
         _ = DesktopFixture.dataDirectory
         bus = try TestBus()
         setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
-        try Self.waitForAnOpenSessionBus()
+        sessionContext = g_main_context_new()
+        sessionBus = try Self.openSessionBus(on: sessionContext)
         server = try RecordingNotificationServer(address: bus.address, capabilities: capabilities)
         let events = self.events
         notifier = try DesktopNotifier(logger: DesktopFixture.logger) { events.record($0) }
     }
 
     deinit {
-        notifier.shutDown()
         server.stop()
         bus.stop()
+        let connection = sessionBus
+        try? waitUntil("GIO's session bus connection has closed", seconds: 20) {
+            g_dbus_connection_is_closed(connection) != 0
+        }
+        // The GLib thread runs what GIO queued for it before it stops.
+        notifier.shutDown()
+        while g_main_context_iteration(sessionContext, 0) != 0 {}
+        Self.release(sessionBus)
+        g_main_context_unref(sessionContext)
     }
 
-    /// GIO keeps one session-bus connection per process for as long as
-    /// anyone holds it, and hands it to libnotify and to app launches. One
-    /// left from the previous harness (closed when its bus stopped, still
-    /// held by a call that had not yet failed) would make this harness's
-    /// posts and launches fail with "The connection is closed": wait
-    /// (bounded) until GIO hands out an open one, which is then on this
-    /// harness's bus.
-    static func waitForAnOpenSessionBus() throws {
-        try waitUntil("GIO's session bus connection is an open one", seconds: 20) {
-            guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil) else { return false }
-            defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
-            return g_dbus_connection_is_closed(connection) == 0
+    /// Drops the harness's reference and waits (bounded) for the connection
+    /// to be gone, so that a leak is reported by the test that caused it
+    /// rather than by the next harness.
+    private static func release(_ connection: OpaquePointer) {
+        let watch = UnsafeMutablePointer<GWeakRef>.allocate(capacity: 1)
+        defer { watch.deallocate() }
+        g_weak_ref_init(watch, UnsafeMutableRawPointer(connection))
+        defer { g_weak_ref_clear(watch) }
+        g_object_unref(UnsafeMutableRawPointer(connection))
+        do {
+            try waitUntil("GIO's session bus connection is gone", seconds: 20) {
+                guard let alive = g_weak_ref_get(watch) else { return true }
+                g_object_unref(alive)
+                return false
+            }
+        } catch {
+            Issue.record("\(error): something still holds it, so every later harness would get a closed connection")
         }
+    }
+
+    /// GIO's session-bus connection, made on `context` (GIO remembers the
+    /// thread's default context when it makes one). A connection still
+    /// held from an earlier harness would be closed: wait (bounded) until
+    /// GIO hands out an open one, which is then on this harness's bus.
+    private static func openSessionBus(on context: OpaquePointer) throws -> OpaquePointer {
+        g_main_context_push_thread_default(context)
+        defer { g_main_context_pop_thread_default(context) }
+        var connection: OpaquePointer?
+        try waitUntil("GIO's session bus connection is an open one", seconds: 20) {
+            if let connection { g_object_unref(UnsafeMutableRawPointer(connection)) }
+            connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil)
+            return connection.map { g_dbus_connection_is_closed($0) == 0 } ?? false
+        }
+        guard let connection else { throw TestFailure("GIO made no session bus connection") }
+        return connection
     }
 }
