@@ -12,6 +12,7 @@ public struct NotifydError: Error, Hashable, CustomStringConvertible {
             case invalidSessionId = "InvalidSessionId"
             case outOfRange = "OutOfRange"
             case unknownSession = "UnknownSession"
+            case unknownFetch = "UnknownFetch"
             case limitExceeded = "LimitExceeded"
             case notPermitted = "NotPermitted"
             case invalidArgs = "InvalidArgs"
@@ -34,6 +35,8 @@ public struct NotifydError: Error, Hashable, CustomStringConvertible {
         public static let outOfRange = Code(.outOfRange)
         /// A session notifyd has never seen.
         public static let unknownSession = Code(.unknownSession)
+        /// A fetch that is not running (completed, expired, or never started).
+        public static let unknownFetch = Code(.unknownFetch)
         /// Too many pending handlers.
         public static let limitExceeded = Code(.limitExceeded)
         /// The caller may not act for this app.

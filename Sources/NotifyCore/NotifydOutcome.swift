@@ -40,8 +40,16 @@ public enum StateWrite: Sendable, Hashable {
     case activation(Activation, trimming: Bool)
     /// Handlers invoked (their rows removed) and their sessions as they are now.
     case invoked([InvokedHandler], sessions: [SessionRecord])
-    /// Every stored deadline moved by this many microseconds (the wall clock was set).
+    /// Every stored deadline, and each app's last fetch, moved by this
+    /// many microseconds (the wall clock was set).
     case deadlineShift(Microseconds)
+    /// An app's fetch schedule (interval, switch, results).
+    case fetchSchedule(AppID, FetchSchedule)
+    /// A fetch started, with its app's schedule.
+    case fetchStarted(RunningFetch, schedule: FetchSchedule)
+    /// A fetch ended: its row moves to the history (the oldest dropped
+    /// beyond ``FetchBook/historyKeptPerApp``), with the app's schedule.
+    case fetchEnded(EndedFetch)
 }
 
 /// What the daemon carries out once the batch is committed.
@@ -58,6 +66,12 @@ public enum NotifydEffect: Sendable, Hashable {
     case sessionSettled(SessionID, lastResult: HandlerResult?)
     /// `StateChanged` of the Apps interface.
     case appStateChanged(AppStateChange)
+    /// `PerformFetch`, and the app woken the ways SPEC lists.
+    case fetchStarted(RunningFetch)
+    /// `FetchCompleted` with the app's result or `expired`.
+    case fetchCompleted(FetchRecord)
+    /// A schedule changed: plan the next scheduled fetch again.
+    case fetchPlanChanged
 }
 
 /// A worker event as recorded, for what follows it: the signal to the

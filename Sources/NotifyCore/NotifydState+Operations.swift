@@ -116,7 +116,10 @@ extension NotifydState {
     /// in memory and on disk. Returns how many moved.
     public mutating func shiftDeadlines(by step: Microseconds) -> (moved: Int, outcome: NotifydOutcome) {
         let moved = sessions.shiftDeadlines(by: step)
-        return (moved, NotifydOutcome(writes: step == 0 ? [] : [.deadlineShift(step)]))
+        let fetchesMoved = fetches.shift(by: step)
+        let outcome = NotifydOutcome(
+            writes: step == 0 ? [] : [.deadlineShift(step)], effects: fetchesMoved ? [.fetchPlanChanged] : [])
+        return (moved, outcome)
     }
 
     // MARK: Badges

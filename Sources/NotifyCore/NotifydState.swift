@@ -8,10 +8,16 @@ public struct NotifydState: Hashable, Sendable {
     public var sessions: SessionBook
     /// App states, their owning connections, and when each app was active.
     public var apps: AppBook
+    /// Background fetch: schedules, running fetches, history.
+    public var fetches: FetchBook
 
-    public init(badges: BadgeBook = BadgeBook(), sessions: SessionBook = SessionBook(), apps: AppBook = AppBook()) {
+    public init(
+        badges: BadgeBook = BadgeBook(), sessions: SessionBook = SessionBook(), apps: AppBook = AppBook(),
+        fetches: FetchBook = FetchBook()
+    ) {
         self.badges = badges
         self.sessions = sessions
         self.apps = apps
+        self.fetches = fetches
     }
 }

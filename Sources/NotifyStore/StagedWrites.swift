@@ -23,6 +23,14 @@ enum StagedWrite {
     case activation(StoredActivation)
     /// Delete all but the newest activations of an app.
     case activationTrim(appID: String, keepNewest: Int)
+    /// Insert or replace an app's fetch schedule.
+    case fetchSchedule(StoredFetchSchedule)
+    /// Insert a fetch that started (never replaces a row).
+    case fetchStart(StoredFetch)
+    /// Give a fetch its end and result.
+    case fetchEnd(id: UInt64, at: Int64, result: String)
+    /// Delete all but the newest ended fetches of an app.
+    case fetchHistoryTrim(appID: String, keepNewest: Int)
 
     /// What a write replaces: a later write with the same key wins.
     enum Key: Hashable {
@@ -31,6 +39,8 @@ enum StagedWrite {
         case handlerRemoval(id: UInt64)
         case lastHandlerID
         case activationTrim(appID: String)
+        case fetchSchedule(appID: String)
+        case fetchHistoryTrim(appID: String)
     }
 
     /// `nil` for a handler insert: a second insert of an ID must reach the
@@ -51,6 +61,9 @@ enum StagedWrite {
         case .lastHandlerID: .lastHandlerID
         case .activation: nil
         case .activationTrim(let appID, _): .activationTrim(appID: appID)
+        case .fetchSchedule(let schedule): .fetchSchedule(appID: schedule.app)
+        case .fetchStart, .fetchEnd: nil
+        case .fetchHistoryTrim(let appID, _): .fetchHistoryTrim(appID: appID)
         }
     }
 }

@@ -63,6 +63,31 @@ public enum StateSchema {
                 );
                 CREATE INDEX activations_by_app ON activations (app_id, at_us);
                 """),
+        SchemaMigration(
+            "background fetch: schedules, running fetches and their history",
+            sql: """
+                CREATE TABLE fetch_schedules (
+                    app_id TEXT PRIMARY KEY NOT NULL,
+                    interval_s INTEGER NOT NULL CHECK (interval_s BETWEEN 0 AND 604800),
+                    enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+                    last_run_us INTEGER NULL,
+                    last_result TEXT NULL,
+                    runs INTEGER NOT NULL CHECK (runs BETWEEN 0 AND 4294967295),
+                    failures_in_a_row INTEGER NOT NULL CHECK (failures_in_a_row BETWEEN 0 AND 4294967295),
+                    no_data_in_a_row INTEGER NOT NULL CHECK (no_data_in_a_row BETWEEN 0 AND 4294967295)
+                );
+                CREATE TABLE fetches (
+                    id INTEGER PRIMARY KEY CHECK (id <> 0),
+                    app_id TEXT NOT NULL,
+                    trigger TEXT NOT NULL,
+                    started_us INTEGER NOT NULL,
+                    deadline_us INTEGER NOT NULL,
+                    ended_us INTEGER NULL,
+                    result TEXT NULL
+                );
+                CREATE INDEX fetches_by_app ON fetches (app_id, id);
+                CREATE UNIQUE INDEX one_running_fetch_per_app ON fetches (app_id) WHERE result IS NULL;
+                """),
     ]
 
     /// The schema version this build writes.

@@ -30,8 +30,10 @@ public final class StateStore {
     private let sessions: SessionTable
     private let handlers: HandlerTable
     private let activations: ActivationTable
+    let fetches: FetchTable
     private let lock: StateDirectoryLock
-    private var staged = StagedWrites()
+    /// Staged until the next commit (the extensions stage through it).
+    var staged = StagedWrites()
 
     /// Opens the store in `directory`, creating the directory (mode 0700) and
     /// the database (mode 0600) if missing, and bringing the schema up to date.
@@ -49,6 +51,7 @@ public final class StateStore {
         self.sessions = try SessionTable(database: database)
         self.handlers = try HandlerTable(database: database)
         self.activations = try ActivationTable(database: database)
+        self.fetches = try FetchTable(database: database)
         self.database = database
         self.lock = lock
         self.directory = directory
@@ -110,8 +113,9 @@ public final class StateStore {
         staged.stage(.handlerRemoval(id: id))
     }
 
-    /// Stages moving every handler's deadline by `microseconds`, those
-    /// staged before it included. No I/O.
+    /// Stages moving every handler's deadline, every running fetch's times
+    /// and every app's last fetch by `microseconds`, those staged before it
+    /// included. No I/O.
     public func stageDeadlineShift(by microseconds: Int64) {
         staged.stage(.deadlineShift(microseconds: microseconds))
     }
@@ -186,12 +190,21 @@ public final class StateStore {
             try handlers.remove(id: id)
         case .deadlineShift(let microseconds):
             try handlers.shiftDeadlines(by: microseconds)
+            try fetches.shift(by: microseconds)
         case .lastHandlerID(let id):
             try handlers.recordLastID(id)
         case .activation(let activation):
             try activations.write(activation)
         case .activationTrim(let appID, let keepNewest):
             try activations.trim(app: appID, keepNewest: keepNewest)
+        case .fetchSchedule(let schedule):
+            try fetches.write(schedule)
+        case .fetchStart(let fetch):
+            try fetches.insert(fetch)
+        case .fetchEnd(let id, let ended, let result):
+            try fetches.end(id: id, at: ended, result: result)
+        case .fetchHistoryTrim(let appID, let keepNewest):
+            try fetches.trim(app: appID, keepNewest: keepNewest)
         }
     }
 }

@@ -1,0 +1,88 @@
+/// Background fetch's operations (SPEC "Background fetch"): each changes
+/// the fetch book and returns the rows to store and what follows.
+extension NotifydState {
+    /// SetFetchInterval: `OutOfRange` above a week; a no-op when unchanged.
+    public mutating func setFetchInterval(_ seconds: UInt32, for app: AppID) throws(NotifydError) -> NotifydOutcome {
+        guard let schedule = try fetches.setInterval(seconds, for: app) else { return NotifydOutcome() }
+        return NotifydOutcome(writes: [.fetchSchedule(app, schedule)], effects: [.fetchPlanChanged])
+    }
+
+    /// SetFetchEnabled: the user's switch; a no-op when unchanged.
+    public mutating func setFetchEnabled(_ enabled: Bool, for app: AppID) -> NotifydOutcome {
+        guard let schedule = fetches.setEnabled(enabled, for: app) else { return NotifydOutcome() }
+        return NotifydOutcome(writes: [.fetchSchedule(app, schedule)], effects: [.fetchPlanChanged])
+    }
+
+    /// Starts a fetch of `app` (FetchNow, or the scheduler); `LimitExceeded`
+    /// while one runs. Follows: `PerformFetch` and the wake-up.
+    public mutating func startFetch(
+        _ app: AppID, trigger: FetchTrigger, at now: Microseconds
+    ) throws(NotifydError) -> (fetch: RunningFetch, outcome: NotifydOutcome) {
+        let fetch = try fetches.start(app, trigger: trigger, at: now)
+        return (
+            fetch,
+            NotifydOutcome(
+                writes: [.fetchStarted(fetch, schedule: fetches.schedule(of: app))],
+                effects: [.fetchStarted(fetch), .fetchPlanChanged])
+        )
+    }
+
+    /// CompleteFetch: the app's result; `UnknownFetch` when the fetch is
+    /// not running. Follows: `FetchCompleted`.
+    public mutating func completeFetch(
+        _ id: UInt64, with result: FetchCompletion, at now: Microseconds
+    ) throws(NotifydError) -> NotifydOutcome {
+        ended([try fetches.complete(id, with: result, at: now)])
+    }
+
+    /// Ends `expired` the fetches whose 30 seconds are up.
+    public mutating func expireFetches(at now: Microseconds) -> NotifydOutcome {
+        // Two steps, as in expireHandlers: the expiry first, then its rows.
+        let expired = fetches.expire(at: now)
+        return ended(expired)
+    }
+
+    /// At start-up: the fetches stored as running ran when the daemon
+    /// stopped; each ends `expired`.
+    public mutating func expireFetchesLeftRunning(at now: Microseconds) -> NotifydOutcome {
+        let expired = fetches.expireAll(at: now)
+        return ended(expired)
+    }
+
+    /// Rows and signals of ended fetches.
+    private func ended(_ fetches: [EndedFetch]) -> NotifydOutcome {
+        guard !fetches.isEmpty else { return NotifydOutcome() }
+        return NotifydOutcome(
+            writes: fetches.map { .fetchEnded($0) },
+            effects: fetches.map { .fetchCompleted($0.record) } + [.fetchPlanChanged])
+    }
+
+    /// The plan of the app's next scheduled fetch (GetFetchSchedule's `next` and `reason`).
+    public func fetchPlan(
+        of app: AppID, planner: FetchPlanner, conditions: FetchConditions, now: Microseconds
+    ) -> FetchPlan {
+        planner.plan(
+            app, in: fetches, activations: apps.activations(of: app).map(\.at), conditions: conditions, now: now)
+    }
+
+    /// The scheduler's turn at `now`: starts every scheduled fetch due (one
+    /// outcome for all) and says when to look again.
+    public mutating func runDueFetches(
+        planner: FetchPlanner, conditions: FetchConditions, at now: Microseconds
+    ) -> (started: [RunningFetch], wake: Microseconds?, outcome: NotifydOutcome) {
+        let apps = self.apps
+        let due = planner.due(
+            in: fetches, activations: { apps.activations(of: $0).map(\.at) }, conditions: conditions, now: now)
+        var outcome = NotifydOutcome()
+        var started: [RunningFetch] = []
+        for app in due.start {
+            guard let start = try? startFetch(app, trigger: .scheduled, at: now) else { continue }
+            started.append(start.fetch)
+            outcome.writes += start.outcome.writes
+            outcome.effects += start.outcome.effects.filter { $0 != .fetchPlanChanged }
+        }
+        let wake = started.isEmpty ? due.wake : planner.due(
+            in: fetches, activations: { apps.activations(of: $0).map(\.at) }, conditions: conditions, now: now).wake
+        return (started, wake, outcome)
+    }
+}
