@@ -84,6 +84,18 @@ final class Committer {
             for session in sessions { store.stageSession(StateMapping.row(session)) }
         case .deadlineShift(let microseconds):
             store.stageDeadlineShift(by: microseconds)
+        case .fetchSchedule(let app, let schedule):
+            store.stageFetchSchedule(StateMapping.row(app, schedule))
+        case .fetchStarted(let fetch, let schedule):
+            store.stageFetchStart(StateMapping.row(fetch))
+            store.stageFetchSchedule(StateMapping.row(fetch.app, schedule))
+        case .fetchEnded(let ended):
+            let record = ended.record
+            store.stageFetchEnd(id: record.id, at: record.ended, result: record.result.rawValue)
+            store.stageFetchSchedule(StateMapping.row(record.app, ended.schedule))
+            if ended.trimmedHistory {
+                store.stageFetchHistoryTrim(app: record.app.rawValue, keepNewest: FetchBook.historyKeptPerApp)
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 public import DBus
+public import NotifyCore
 import Glibc
 
 /// Where notifyd keeps its state and which bus it serves.
@@ -14,15 +15,23 @@ public struct DaemonConfiguration: Sendable {
     /// (libnotify and libcanberra are never loaded), no Unix signals
     /// handled, and the process's environment and limits left as they are.
     public var embedded: Bool
+    /// The shortest interval between two scheduled fetches of an app
+    /// (`--fetch-minimum`; SPEC's 15 minutes unless lowered for development).
+    public var fetchMinimum: Microseconds
+    /// The zone times of day follow (the usage rule, times in reasons).
+    public var timeZone: LocalTimeZone
 
     public init(
         stateDirectory: String, bus: DBusConnection.Bus = .session,
-        launcherEntryLimit: Int = DaemonConfiguration.defaultLauncherEntryLimit, embedded: Bool = false
+        launcherEntryLimit: Int = DaemonConfiguration.defaultLauncherEntryLimit, embedded: Bool = false,
+        fetchMinimum: Microseconds = FetchPlanner.standardFloor, timeZone: LocalTimeZone = .system
     ) {
         self.stateDirectory = stateDirectory
         self.bus = bus
         self.launcherEntryLimit = launcherEntryLimit
         self.embedded = embedded
+        self.fetchMinimum = fetchMinimum
+        self.timeZone = timeZone
     }
 
     /// Apps shown on docks at once unless `--launcher-entries` says otherwise.
@@ -60,5 +69,15 @@ public struct DaemonConfiguration: Sendable {
     private static func homeFromPasswd() -> String {
         guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/tmp" }
         return String(cString: directory)
+    }
+}
+
+extension LocalTimeZone {
+    /// The system's zone (`TZ`, `/etc/localtime`), as `localtime_r` reads it.
+    public static let system = LocalTimeZone { instant in
+        var seconds = time_t(instant / 1_000_000)
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return 0 }
+        return Int64(parts.tm_gmtoff)
     }
 }

@@ -11,15 +11,19 @@ final class EffectRunner {
     private let launcher: LauncherEntryPublisher?
     private let notifications: NotificationDispatcher?
     private let waiters: SessionWaiters
+    private let scheduler: FetchScheduler
+    private let waker: FetchWaker?
 
     init(
         emitter: SignalEmitter, launcher: LauncherEntryPublisher?, notifications: NotificationDispatcher?,
-        waiters: SessionWaiters
+        waiters: SessionWaiters, scheduler: FetchScheduler, waker: FetchWaker?
     ) {
         self.emitter = emitter
         self.launcher = launcher
         self.notifications = notifications
         self.waiters = waiters
+        self.scheduler = scheduler
+        self.waker = waker
     }
 
     /// Carries out one effect; `echo` is the worker's dictionary as sent,
@@ -49,6 +53,17 @@ final class EffectRunner {
         case .appStateChanged(let change):
             emitter.emit(
                 NotifydNames.appsInterface, "StateChanged", [.string(change.app.rawValue), .string(change.new.rawValue)])
+        case .fetchStarted(let fetch):
+            emitter.emit(
+                NotifydNames.fetchInterface, "PerformFetch",
+                [.string(fetch.app.rawValue), .uint64(fetch.id), .int64(fetch.deadline)])
+            waker?.wake(fetch)
+        case .fetchCompleted(let record):
+            emitter.emit(
+                NotifydNames.fetchInterface, "FetchCompleted",
+                [.string(record.app.rawValue), .uint64(record.id), .string(record.result.rawValue)])
+        case .fetchPlanChanged:
+            scheduler.planChanged()
         }
     }
 }

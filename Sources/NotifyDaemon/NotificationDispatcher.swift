@@ -206,6 +206,19 @@ final class NotificationDispatcher {
         }
     }
 
+    /// Wakes `app` for a background fetch through GIO; `completion` runs
+    /// on the bus loop. Without a desktop side, the signal alone wakes it.
+    func wakeForFetch(
+        _ app: AppID, environment: [(String, String)], completion: @escaping (FetchWakeRoute) -> Void
+    ) {
+        guard let notifier else {
+            completion(.signalOnly("the desktop side is not running"))
+            return
+        }
+        let bound = LoopBound(completion, loop: loop)
+        notifier.wakeForFetch(app.rawValue, environment: environment) { route in bound.execute { $0(route) } }
+    }
+
     /// The default action activates the app (and counts as
     /// DidBecomeActive); `open` opens the event's file with the user's
     /// default handler. Both go through GIO, never through a shell.

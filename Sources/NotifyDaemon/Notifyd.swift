@@ -32,6 +32,7 @@ public final class Notifyd {
     private let effects: EffectRunner
     private let sessions: SessionService
     private let deadlines: DeadlineTimer
+    private let fetchScheduler: FetchScheduler
     private let object: DBusObject
 
     /// Opens the state, connects to the bus, exports the object and takes
@@ -85,13 +86,19 @@ public final class Notifyd {
             ? nil
             : NotificationDispatcher(
                 server: serverMonitor, apps: apps, emitter: emitter, loop: loop, clock: clock, logger: logger)
-        effects = EffectRunner(emitter: emitter, launcher: launcher, notifications: dispatcher, waiters: waiters)
+        fetchScheduler = FetchScheduler(
+            state: state, planner: FetchPlanner(floor: configuration.fetchMinimum, timeZone: configuration.timeZone),
+            loop: loop, clock: clock, logger: logger)
+        effects = EffectRunner(
+            emitter: emitter, launcher: launcher, notifications: dispatcher, waiters: waiters,
+            scheduler: fetchScheduler, waker: FetchWaker(connection: connection, desktop: dispatcher, logger: logger))
         sessions = SessionService(state: state, waiters: waiters, callers: callers, clock: clock, logger: logger)
         deadlines = DeadlineTimer(loop: loop, clock: clock)
         // The object owns the interfaces, which own their services.
         let interfaces = [
             BadgeService.interface(BadgeService(state: state, callers: callers)), AppService.interface(apps),
             SessionService.interface(sessions),
+            FetchService.interface(FetchService(state: state, callers: callers, clock: clock, scheduler: fetchScheduler)),
             DaemonService.interface(DaemonService(state: state, server: serverMonitor)),
         ]
         object = DBusObject(
@@ -145,12 +152,16 @@ public final class Notifyd {
         // the ready line counts them apart from those left pending.
         let overdue = state.current.sessions.dueCount(at: clock.now())
         let pending = state.current.sessions.pendingCount - overdue
+        // Fetches that ran when notifyd stopped end `expired` (SPEC).
+        let leftRunning = state.current.fetches.running.count
+        state.carry(state.mutate { $0.expireFetchesLeftRunning(at: clock.now()) })
         expireDueHandlers()
         logger.info(
             "notifyd \(NotifydNames.version) ready as \(NotifydNames.busName)",
             metadata: [
                 "state": "\(state.directory)", "unique-name": "\(connection.uniqueName ?? "?")",
                 "pending-handlers": "\(pending)", "expired-at-start": "\(overdue)",
+                "fetches-expired-at-start": "\(leftRunning)",
             ])
     }
 
@@ -179,9 +190,12 @@ public final class Notifyd {
         }
     }
 
+    /// Handlers and fetches whose time is up (one timer for both).
     private func expireDueHandlers() {
         takeClockStep()
         sessions.expireDue()
+        let now = clock.now()
+        state.carry(state.mutate { $0.expireFetches(at: now) })
         followDeadlines()
     }
 
@@ -199,7 +213,10 @@ public final class Notifyd {
     }
 
     private func followDeadlines() {
-        deadlines.follow(state.current.sessions.nextDeadline) { [weak self] in self?.expireDueHandlers() }
+        let current = state.current
+        let next = [current.sessions.nextDeadline, current.fetches.earliestDeadline].compactMap { $0 }.min()
+        deadlines.follow(next) { [weak self] in self?.expireDueHandlers() }
+        fetchScheduler.follow()
     }
     private func requestName() throws(StartupError) {
         let reply: DBusNameReply

@@ -55,6 +55,8 @@ enum StateMapping {
             guard let app = try? AppID(row.app) else { return nil }
             return Activation(app: app, at: row.at)
         }
-        return NotifydState(badges: BadgeBook(badges), sessions: book, apps: AppBook(restoring: activations))
+        return NotifydState(
+            badges: BadgeBook(badges), sessions: book, apps: AppBook(restoring: activations),
+            fetches: try fetchBook(from: store, logger: logger))
     }
 }

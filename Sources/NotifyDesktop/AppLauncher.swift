@@ -118,7 +118,7 @@ final class AppLauncher {
     /// file without `.desktop` is a well-known bus name, and there is a
     /// session bus. Checked here so that every app GIO would spawn goes
     /// through the spawn with the signal mask reset.
-    private func activatesOverDBus(_ app: OpaquePointer, hasSessionBus: Bool) -> Bool {
+    func activatesOverDBus(_ app: OpaquePointer, hasSessionBus: Bool) -> Bool {
         guard hasSessionBus, g_desktop_app_info_get_boolean(app, "DBusActivatable") != gFalse,
             let filename = g_desktop_app_info_get_filename(app)
         else { return false }
@@ -128,7 +128,7 @@ final class AppLauncher {
         return !name.hasPrefix(":") && g_dbus_is_name(name) != gFalse
     }
 
-    private func isDesktopAppInfo(_ app: OpaquePointer) -> Bool {
+    func isDesktopAppInfo(_ app: OpaquePointer) -> Bool {
         g_type_check_instance_is_a(UnsafeMutablePointer<GTypeInstance>(app), g_desktop_app_info_get_type()) != gFalse
     }
 

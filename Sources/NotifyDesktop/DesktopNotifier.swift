@@ -96,6 +96,20 @@ public final class DesktopNotifier: Sendable {
         if !queued { completion(.failed("the desktop notifier is shut down")) }
     }
 
+    /// Wakes `appID` for a background fetch: tells the caller to send
+    /// `ActivateAction` for a `DBusActivatable` app, else launches its
+    /// desktop file's `background-fetch` action with `environment` added.
+    /// Returns at once; `completion` runs on the GLib thread.
+    public func wakeForFetch(
+        _ appID: String, environment: [(String, String)], completion: @escaping @Sendable (FetchWakeRoute) -> Void
+    ) {
+        let table = self.table
+        let queued = thread.perform {
+            table.access { $0.wakeForFetch(appID, environment: environment, completion: completion) }
+        }
+        if !queued { completion(.failed("the desktop notifier is shut down")) }
+    }
+
     /// Opens the file at the absolute `path` with the user's default app for
     /// its type (`mimeapps.list`), as `Open` over D-Bus or as a file
     /// argument of its `Exec` line. Returns at once; like ``launchApp(_:activationToken:completion:)``.

@@ -139,6 +139,14 @@ final class NotificationTable {
             appID, activationToken: activationToken, hasSessionBus: holdSessionBus(), completion: completion)
     }
 
+    /// Wakes the app for a background fetch; see ``AppLauncher/wakeForFetch(_:environment:hasSessionBus:completion:)``.
+    func wakeForFetch(
+        _ appID: String, environment: [(String, String)], completion: @escaping @Sendable (FetchWakeRoute) -> Void
+    ) {
+        launcher.wakeForFetch(
+            appID, environment: environment, hasSessionBus: holdSessionBus(), completion: completion)
+    }
+
     /// Opens the file with the user's default app; see ``AppLauncher``.
     func openPath(_ path: String, activationToken: String?, completion: @escaping @Sendable (LaunchOutcome) -> Void) {
         launcher.open(path, activationToken: activationToken, hasSessionBus: holdSessionBus(), completion: completion)

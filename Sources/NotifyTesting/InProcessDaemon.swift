@@ -2,6 +2,7 @@ public import DBus
 import Foundation
 public import Logging
 public import NotifyDaemon
+import NotifyCore
 import NotifyTestingCore
 import Synchronization
 
@@ -33,13 +34,19 @@ public final class InProcessDaemon: @unchecked Sendable {
     ///
     /// - Throws: the daemon's ``NotifyDaemon/StartupError``, or a
     ///   ``TestFailure`` when it does not start within 20 s.
-    public init(bus: TestBus? = nil, stateDirectory: URL? = nil, clock: ManualClock = ManualClock()) throws {
+    /// `configure` adjusts the configuration (embedded, times of day in
+    /// UTC) before the daemon is made, e.g. a lower `fetchMinimum`.
+    public init(
+        bus: TestBus? = nil, stateDirectory: URL? = nil, clock: ManualClock = ManualClock(),
+        configure: (inout DaemonConfiguration) -> Void = { _ in }
+    ) throws {
         self.bus = try bus ?? TestBus()
         self.clock = clock
         self.stateDirectory = try stateDirectory ?? makeTemporaryDirectory(prefix: "notifyd-in-process")
         var configuration = DaemonConfiguration(
-            stateDirectory: self.stateDirectory.path, bus: .address(self.bus.address))
+            stateDirectory: self.stateDirectory.path, bus: .address(self.bus.address), timeZone: .utc)
         configuration.embedded = true
+        configure(&configuration)
         client = try DBusConnection.connect(to: .address(self.bus.address))
         // The daemon is made, run and released on its own thread, as its
         // bus connection must be; the start-up's outcome comes back here.

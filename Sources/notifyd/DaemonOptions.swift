@@ -14,6 +14,8 @@ struct DaemonOptions: Equatable {
     var verbose = false
     var quiet = false
     var launcherEntries: Int?
+    /// `--fetch-minimum`: the floor of fetch intervals, in seconds.
+    var fetchMinimum: Int?
     var action = Action.serve
 
     enum Action: Equatable { case serve, help, version, printIntrospection, printWorkerIntrospection }
@@ -24,7 +26,8 @@ struct DaemonOptions: Equatable {
     }
 
     static let help = """
-        USAGE: notifyd [--state-dir <dir>] [--address <address>] [--launcher-entries <n>] [--verbose | --quiet]
+        USAGE: notifyd [--state-dir <dir>] [--address <address>] [--launcher-entries <n>] [--fetch-minimum <s>]
+                      [--verbose | --quiet]
 
         Background completion, notifications and badges for the Linux desktop, on the session bus.
 
@@ -40,6 +43,9 @@ struct DaemonOptions: Equatable {
           --launcher-entries <n>       Show at most n apps' badges on docks at once, those changed most
                                        recently, each from a bus connection of its own (1 to 1024;
                                        default: 64).
+          --fetch-minimum <s>          The shortest interval between two scheduled background fetches of an
+                                       app, in seconds (1 to 900; default: 900, SPEC's 15 minutes). Lower
+                                       it to try an app's fetches while writing it.
           -v, --verbose                Log debug messages too.
           -q, --quiet                  Log only warnings and errors.
           --print-introspection        Print the introspection XML of notifyd's interfaces and exit.
@@ -50,6 +56,7 @@ struct DaemonOptions: Equatable {
         EXAMPLES:
           notifyd                                  # serve the session bus, state in ~/.local/state/notifyd
           notifyd --verbose --state-dir /tmp/nd    # a second state directory, with debug logging
+          notifyd --fetch-minimum 10               # scheduled fetches as often as every 10 s (development)
           notifyd --print-introspection > dbus/org.notifyd.Notifyd1.xml
 
         """
@@ -80,6 +87,13 @@ struct DaemonOptions: Equatable {
                     throw UsageError(message: "--launcher-entries takes a number from 1 to 1024, not '\(text)'.")
                 }
                 options.launcherEntries = count
+            case "--fetch-minimum":
+                let text: String
+                if let inlineValue { text = inlineValue } else { text = try value(of: name) }
+                guard let seconds = Int(text), (1...900).contains(seconds) else {
+                    throw UsageError(message: "--fetch-minimum takes a number of seconds from 1 to 900, not '\(text)'.")
+                }
+                options.fetchMinimum = seconds
             case "-v", "--verbose": options.verbose = true
             case "-q", "--quiet": options.quiet = true
             case "-h", "--help": options.action = .help
@@ -88,7 +102,7 @@ struct DaemonOptions: Equatable {
             case "--print-worker-introspection": options.action = .printWorkerIntrospection
             default: throw UsageError(message: "Unknown option '\(argument)'.")
             }
-            if inlineValue != nil && !["--state-dir", "--address", "--launcher-entries"].contains(name) {
+            if inlineValue != nil && !["--state-dir", "--address", "--launcher-entries", "--fetch-minimum"].contains(name) {
                 throw UsageError(message: "\(name) takes no value.")
             }
             index += 1

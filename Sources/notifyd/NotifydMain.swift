@@ -37,7 +37,8 @@ enum NotifydMain {
         let configuration = DaemonConfiguration(
             stateDirectory: DaemonConfiguration.defaultStateDirectory(override: options.stateDirectory),
             bus: options.address.map { .address($0) } ?? .session,
-            launcherEntryLimit: options.launcherEntries ?? DaemonConfiguration.defaultLauncherEntryLimit)
+            launcherEntryLimit: options.launcherEntries ?? DaemonConfiguration.defaultLauncherEntryLimit,
+            fetchMinimum: options.fetchMinimum.map { Int64($0) * 1_000_000 } ?? FetchPlanner.standardFloor)
         do {
             return try Notifyd(configuration: configuration, logger: logger).run()
         } catch {
