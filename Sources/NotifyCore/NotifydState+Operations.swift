@@ -69,6 +69,10 @@ extension NotifydState {
         }
         outcome.append(.badge(badge))
         if let change = report.change { outcome.effects.append(.appStateChanged(change)) }
+        // An activation feeds the usage rule of the app's fetches.
+        if report.activation != nil, fetches.schedule(of: app).wantsFetches {
+            outcome.effects.append(.fetchPlanChanged)
+        }
         return AppOutcome(report: report, badge: badge, outcome: outcome)
     }
 

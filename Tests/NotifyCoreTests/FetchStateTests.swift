@@ -142,3 +142,15 @@ import Testing
         #expect(!state.expireFetches(at: 21 * Self.hour + 30 * Self.second).isEmpty)
     }
 }
+
+extension FetchStateTests {
+    /// An activation feeds the usage rule: the plan of an app with fetches
+    /// is looked at again; an app without fetches costs nothing more.
+    @Test func anActivationReplansOnlyAnAppWithFetches() throws {
+        var state = NotifydState()
+        #expect(!state.reportAppState(.active, for: app, by: ":1.1", at: 0).outcome.effects.contains(.fetchPlanChanged))
+        _ = try state.setFetchInterval(3600, for: app)
+        #expect(state.reportAppState(.active, for: app, by: ":1.1", at: 1).outcome.effects.last == .fetchPlanChanged)
+        #expect(!state.reportAppState(.inactive, for: app, by: ":1.1", at: 2).outcome.effects.contains(.fetchPlanChanged))
+    }
+}
