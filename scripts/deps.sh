@@ -4,7 +4,7 @@
 
 NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev pkg-config)
 NOTIFYD_RUN_PACKAGES=(dbus-daemon dbus-bin libnotify-bin)
-NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info python3-dbus xdg-dbus-proxy faketime)
+NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info python3-dbus xdg-dbus-proxy faketime iproute2 python3-gi libglib2.0-bin)
 # The desktops notifyd is checked on (Tests/DesktopTests, docs/DESKTOPS.md):
 # six notification servers, a compositor for notify-osd, a dock, and
 # imagemagick for screenshots; and the download tools the hooks serve.

@@ -33,6 +33,8 @@ public final class Notifyd {
     private let sessions: SessionService
     private let deadlines: DeadlineTimer
     private let fetchScheduler: FetchScheduler
+    /// The network and power-saver mode, through GIO (not when embedded).
+    private var conditions: SystemConditionsMonitor?
     private let object: DBusObject
 
     /// Opens the state, connects to the bus, exports the object and takes
@@ -141,6 +143,7 @@ public final class Notifyd {
                 DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
             ) { [weak self] message in self?.nameOwnerChanged(message) }
             try serverMonitor.start { [weak self] _ in self?.serverChanged() }
+            if !configuration.embedded { followConditions() }
             try launcher.followDocks(on: connection)
         } catch {
             throw StartupError("cannot set up on the bus: \(error)")
@@ -218,6 +221,24 @@ public final class Notifyd {
         deadlines.follow(next) { [weak self] in self?.expireDueHandlers() }
         fetchScheduler.follow()
     }
+    /// Scheduled fetches wait for a network, one that is not metered, and
+    /// the end of power-saver mode: GIO reports each change on its thread,
+    /// and the scheduler hears of it on the loop. Without the monitors,
+    /// nothing holds fetches (one log line says why).
+    private func followConditions() {
+        let scheduler = LoopBound(WeakReference(fetchScheduler), loop: loop)
+        do {
+            conditions = try SystemConditionsMonitor(logger: logger) { system in
+                let conditions = FetchConditions(
+                    networkAvailable: system.networkAvailable, networkMetered: system.networkMetered,
+                    powerSaver: system.powerSaver)
+                scheduler.execute { $0.value?.conditionsChanged(to: conditions) }
+            }
+        } catch {
+            logger.warning("cannot follow the network and power-saver mode (\(error)); scheduled fetches ignore them")
+        }
+    }
+
     private func requestName() throws(StartupError) {
         let reply: DBusNameReply
         do {
@@ -254,6 +275,7 @@ public final class Notifyd {
         commit()
         if connection.isConnected { connection.flush() }
         dispatcher?.shutDown()
+        conditions?.stop()
         // The other threads have ended: what they posted too late would
         // keep the loop, and the state it holds, alive in a cycle.
         loop.discardPostedWork()

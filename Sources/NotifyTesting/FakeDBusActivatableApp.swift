@@ -16,6 +16,8 @@ public final class FakeDBusActivatableApp: @unchecked Sendable {
         public var uris: [String]
         /// The action of `ActivateAction`, else nil.
         public var action: String?
+        /// The parameter of `ActivateAction` (its `av`, unwrapped), else empty.
+        public var parameters: [DBusValue] = []
         /// `platform_data` with its variants unwrapped, e.g.
         /// `desktop-startup-id` or `activation-token`.
         public var platformData: [String: DBusValue]
@@ -117,10 +119,11 @@ public final class FakeDBusActivatableApp: @unchecked Sendable {
     /// Records the call; answers it now, or keeps it when holding.
     private func answer(
         _ call: DBusMethodCall, _ method: String, uris: [String] = [], action: String? = nil,
-        platformData: [String: DBusValue]
+        parameters: [DBusValue] = [], platformData: [String: DBusValue]
     ) -> DBusMethodResult {
         let hold = locked {
-            recorded.append(Call(method: method, uris: uris, action: action, platformData: platformData))
+            recorded.append(
+                Call(method: method, uris: uris, action: action, parameters: parameters, platformData: platformData))
             return holding
         }
         guard hold else { return .reply([]) }
@@ -143,8 +146,15 @@ public final class FakeDBusActivatableApp: @unchecked Sendable {
                     "ActivateAction",
                     inputs: [.init("action_name", .string), .init("parameter", .array(.variant)), platformData]
                 ) { [unowned self] call in
-                    self.answer(
-                        call, "ActivateAction", action: try call.argument(0), platformData: try call.argument(2))
+                    guard case .array(_, let wrapped) = try call.argument(1, as: DBusValue.self) else {
+                        throw DBusError.invalidArgs("the parameter is not an array")
+                    }
+                    let parameters = wrapped.map { value -> DBusValue in
+                        if case .variant(let inner) = value { inner } else { value }
+                    }
+                    return self.answer(
+                        call, "ActivateAction", action: try call.argument(0), parameters: parameters,
+                        platformData: try call.argument(2))
                 },
             ])
     }
