@@ -59,6 +59,8 @@ struct BenchCommand: ParsableCommand {
         case events
         /// ListSessions with many sessions: the longest wait of another call, memory before and after.
         case listSessions = "list-sessions"
+        /// A fetch's bookkeeping against Pings, and idling with 100 apps scheduled.
+        case fetch
     }
 
     @Option(help: ArgumentHelp("GetBadge calls and Ping calls to time (each).", valueName: "n"))

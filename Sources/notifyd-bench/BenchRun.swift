@@ -124,6 +124,18 @@ struct BenchRun {
             if !sections.contains(.idle) { MonotonicClock.sleep(seconds: Self.settleSeconds) }
             report.addMemory(idle: try idle.measureMemory(), atStart: memoryAtStart)
         }
+        if sections.contains(.fetch) {
+            let fetches = max(100, calls / 10)
+            Progress.say(
+                "scheduling \(FetchBenchmark.apps) apps, timing \(fetches) fetches and Ping pairs, "
+                    + "then idling \(NumberText.compact(idleSeconds)) s")
+            let fetch = FetchBenchmark(connection: connection, pid: notifyd.pid)
+            try fetch.prepare()
+            report.addFetch(
+                try fetch.run(
+                    calls: fetches, warmUpCalls: max(10, warmUpCalls / 10), idleSeconds: idleSeconds,
+                    settleSeconds: FetchBenchmark.settleSeconds))
+        }
         if sections.contains(.load) {
             Progress.say(
                 "\(loadClients) clients making \(loadCalls) Pings, then \(loadCalls) mixed calls, each, "

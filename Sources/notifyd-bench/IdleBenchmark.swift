@@ -15,9 +15,18 @@ struct IdleBenchmark {
         let before: ContextSwitchSnapshot
         let after: ContextSwitchSnapshot
 
-        var voluntary: Int { after.voluntary - before.voluntary }
-        var nonvoluntary: Int { after.nonvoluntary - before.nonvoluntary }
-        var total: Int { voluntary + nonvoluntary }
+        /// Over the threads alive at the end (one born meanwhile counts from zero).
+        var voluntary: Int {
+            after.threads.reduce(0) { $0 + $1.value.voluntary - (before.threads[$1.key]?.voluntary ?? 0) }
+        }
+        var nonvoluntary: Int {
+            after.threads.reduce(0) { $0 + $1.value.nonvoluntary - (before.threads[$1.key]?.nonvoluntary ?? 0) }
+        }
+        /// Threads that ended meanwhile: each woke at least once, to end.
+        var threadsEnded: [String] {
+            before.threads.filter { after.threads[$0.key] == nil }.map { "\($0.value.name) (\($0.key))" }.sorted()
+        }
+        var total: Int { voluntary + nonvoluntary + threadsEnded.count }
         /// Which threads woke, e.g. `notifyd (1234): 30`.
         var threadsThatWoke: [(tid: pid_t, name: String, switches: Int)] { after.threadsThatSwitched(since: before) }
     }

@@ -10,6 +10,7 @@ enum NotifydBusNames {
     static let badgesInterface = "org.notifyd.Notifyd1.Badges"
     static let appsInterface = "org.notifyd.Notifyd1.Apps"
     static let sessionsInterface = "org.notifyd.Notifyd1.Sessions"
+    static let fetchInterface = "org.notifyd.Notifyd1.Fetch"
     static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
 }
 
