@@ -57,12 +57,28 @@ public final class SignalRecorder: @unchecked Sendable {
 
     /// Waits (bounded) until a signal satisfies `predicate`; returns
     /// everything received up to and including it, or nil on time-out.
+    /// `predicate` must not keep state: it is asked again of every signal
+    /// at each arrival (count with ``wait(seconds:forCount:of:)``).
     public func wait(seconds: Double = 5, until predicate: (Signal) -> Bool) -> [Signal]? {
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
         while true {
             if let index = signals.firstIndex(where: predicate) { return Array(signals[...index]) }
+            guard condition.wait(until: deadline) else { return nil }
+        }
+    }
+
+    /// Waits (bounded) until `count` signals satisfy `predicate`; returns
+    /// those (in the order received), or nil on time-out. `predicate` must
+    /// not keep state: it is asked again of every signal at each arrival.
+    public func wait(seconds: Double = 5, forCount count: Int, of predicate: (Signal) -> Bool) -> [Signal]? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            let matching = signals.filter(predicate)
+            if matching.count >= count { return Array(matching.prefix(count)) }
             guard condition.wait(until: deadline) else { return nil }
         }
     }

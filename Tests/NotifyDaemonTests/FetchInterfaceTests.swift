@@ -40,12 +40,7 @@ import Testing
 
     /// Waits for the `occurrence`-th signal `member`; returns its arguments.
     func signal(_ member: String, occurrence: Int = 1) throws -> [DBusValue] {
-        var seen = 0
-        let signals = recorder.wait(seconds: 10) { signal in
-            guard signal.member == member else { return false }
-            seen += 1
-            return seen == occurrence
-        }
+        let signals = recorder.wait(seconds: 10, forCount: occurrence) { $0.member == member }
         return try #require(signals?.last).arguments
     }
 
