@@ -72,4 +72,28 @@ import Testing
         #expect(!recorder.received.contains { $0.member == "PerformFetch" && $0.arguments.first == .string(off) })
         #expect(try schedule(off)["reason"] == .string("no fetch is planned: background fetch is switched off for this app"))
     }
+
+    /// `kill -9` while a fetch runs: it was committed before FetchNow
+    /// answered, so the next start finds it and ends it `expired` (SPEC);
+    /// IDs go on from where they were.
+    @Test func aFetchRunningAtKillNineEndsExpiredAtTheNextStart() throws {
+        let app = "org.example.Crash"
+        guard case .uint64(let id) = try #require(try fixture.call(Self.fetch, "FetchNow", [.string(app)]).first) else {
+            throw TestFailure("no fetch ID")
+        }
+        try fixture.daemon.crashAndRestart()
+        let ended = try #require(recorder.wait(seconds: 20, forCount: 1) { $0.member == "FetchCompleted" })
+        #expect(ended.first?.arguments == [.string(app), .uint64(id), .string("expired")])
+        let client = try DBusConnection.connect(to: .address(fixture.bus.address))
+        let history = try client.call(
+            destination: Fixture.busName, path: Fixture.path, interface: Self.fetch, member: "GetFetchHistory", [.string(app)])
+        guard case .array(_, let rows) = try #require(history.first), case .structure(let fields) = try #require(rows.first) else {
+            throw TestFailure("no history: \(history)")
+        }
+        #expect(fields.first == .uint64(id))
+        #expect(fields.last == .string("expired"))
+        let next = try client.call(
+            destination: Fixture.busName, path: Fixture.path, interface: Self.fetch, member: "FetchNow", [.string(app)])
+        #expect(next == [.uint64(id + 1)])
+    }
 }
