@@ -7,10 +7,11 @@
 //   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite)
 //   -> DBus (a Swift layer over libdbus and the event loop; knows nothing of
 //      notifications)
-//   -> NotifyCore (pure: the books of badges, sessions and apps, and the
-//      operations that decide what spans them; clock injected, no I/O)
+//   -> NotifyCore (pure: the books of badges, sessions, apps and fetches,
+//      the fetch planner, and the operations that decide what spans them;
+//      clock injected, no I/O)
 //   -> NotifyStore (SQLite) and NotifyDesktop (LauncherEntry, libnotify,
-//      libcanberra, what each notification server really does)
+//      libcanberra, GIO's launches and network and power monitors)
 //   -> NotifyDaemon (decodes and authorizes each call, asks the core, and
 //      hands the outcome to the Committer: stored in the batch, then
 //      replies, then the EffectRunner's signals and desktop effects)
