@@ -10,6 +10,9 @@ public struct FetchBook: Sendable, Hashable {
     public static let handlerTimeout: Microseconds = 30_000_000
     /// Ended fetches kept per app; recording one more drops the oldest.
     public static let historyKeptPerApp = 100
+    /// Apps with a schedule at most: one more is `LimitExceeded` (any
+    /// string of the right shape is an app ID; rows must stay bounded).
+    public static let maximumApps = 10_000
 
     /// Apps that set an interval, a switch, or have a history.
     public private(set) var schedules: [AppID: FetchSchedule] = [:]
@@ -84,15 +87,17 @@ public struct FetchBook: Sendable, Hashable {
         }
         var schedule = self.schedule(of: app)
         guard schedule.requestedInterval != seconds else { return nil }
+        try checkRoom(for: app)
         schedule.requestedInterval = seconds
         schedules[app] = schedule
         return schedule
     }
 
     /// The user's switch for the app. Returns the new schedule, nil when unchanged.
-    public mutating func setEnabled(_ enabled: Bool, for app: AppID) -> FetchSchedule? {
+    public mutating func setEnabled(_ enabled: Bool, for app: AppID) throws(NotifydError) -> FetchSchedule? {
         var schedule = self.schedule(of: app)
         guard schedule.enabled != enabled else { return nil }
+        try checkRoom(for: app)
         schedule.enabled = enabled
         schedules[app] = schedule
         return schedule
@@ -108,6 +113,7 @@ public struct FetchBook: Sendable, Hashable {
                 "fetch \(current.id) of \(app) is still running; it ends when the app completes it or within \(spokenDuration(Self.handlerTimeout)) of its start"
             )
         }
+        try checkRoom(for: app)
         lastFetchID &+= 1
         let fetch = RunningFetch(
             id: lastFetchID, app: app, started: now, deadline: now &+ Self.handlerTimeout, trigger: trigger)
@@ -151,6 +157,15 @@ public struct FetchBook: Sendable, Hashable {
             moved = true
         }
         return moved
+    }
+
+    /// `LimitExceeded` when `app` would be one schedule too many.
+    private func checkRoom(for app: AppID) throws(NotifydError) {
+        guard schedules[app] == nil, schedules.count >= Self.maximumApps else { return }
+        throw NotifydError(
+            .limitExceeded,
+            "notifyd keeps background-fetch schedules for at most \(Self.maximumApps) apps, and \(app) would be one more"
+        )
     }
 
     private mutating func end(_ fetch: RunningFetch, with result: FetchCompletion, at now: Microseconds) -> EndedFetch {

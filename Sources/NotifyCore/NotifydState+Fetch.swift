@@ -8,8 +8,8 @@ extension NotifydState {
     }
 
     /// SetFetchEnabled: the user's switch; a no-op when unchanged.
-    public mutating func setFetchEnabled(_ enabled: Bool, for app: AppID) -> NotifydOutcome {
-        guard let schedule = fetches.setEnabled(enabled, for: app) else { return NotifydOutcome() }
+    public mutating func setFetchEnabled(_ enabled: Bool, for app: AppID) throws(NotifydError) -> NotifydOutcome {
+        guard let schedule = try fetches.setEnabled(enabled, for: app) else { return NotifydOutcome() }
         return NotifydOutcome(writes: [.fetchSchedule(app, schedule)], effects: [.fetchPlanChanged])
     }
 

@@ -38,7 +38,7 @@ final class FetchService {
         let app = try AppID(call.argument(0))
         let enabled: Bool = try call.argument(1)
         try callers?.authorizeForAllApps(call)
-        state.carry(state.mutate { $0.setFetchEnabled(enabled, for: app) })
+        state.carry(try state.mutate { (state) throws(NotifydError) in try state.setFetchEnabled(enabled, for: app) })
         return state.respond(call, [])
     }
 

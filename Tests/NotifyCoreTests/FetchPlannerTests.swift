@@ -92,10 +92,10 @@ import Testing
 
     @Test func theUserSwitchAndARunningFetchPlanNothing() throws {
         var book = try book(interval: 3600)
-        _ = book.setEnabled(false, for: app)
+        _ = try book.setEnabled(false, for: app)
         let off = plan(book, now: monday)
         #expect(off.next == nil && off.reason == "no fetch is planned: background fetch is switched off for this app")
-        _ = book.setEnabled(true, for: app)
+        _ = try book.setEnabled(true, for: app)
         _ = try book.start(app, trigger: .manual, at: monday)
         let running = plan(book, now: monday)
         #expect(running.next == nil)

@@ -26,10 +26,10 @@ import Testing
 
     @Test func theSwitchIsKeptAcrossIntervalChanges() throws {
         var state = NotifydState()
-        #expect(state.setFetchEnabled(false, for: app).writes == [.fetchSchedule(app, FetchSchedule(enabled: false))])
+        #expect(try state.setFetchEnabled(false, for: app).writes == [.fetchSchedule(app, FetchSchedule(enabled: false))])
         _ = try state.setFetchInterval(900, for: app)
         #expect(state.fetches.schedule(of: app) == FetchSchedule(requestedInterval: 900, enabled: false))
-        #expect(state.setFetchEnabled(false, for: app).isEmpty)
+        #expect(try state.setFetchEnabled(false, for: app).isEmpty)
     }
 
     @Test func aFetchStartsCompletesOnceAndIsCounted() throws {
@@ -112,16 +112,16 @@ import Testing
     @Test func disabledAppsAndHeldConditionsStartNothing() throws {
         var state = NotifydState()
         _ = try state.setFetchInterval(3600, for: app)
-        _ = state.setFetchEnabled(false, for: app)
+        _ = try state.setFetchEnabled(false, for: app)
         let off = state.runDueFetches(planner: planner, conditions: clear, at: 0)
         #expect(off.started.isEmpty && off.wake == nil, "switched off: no wake at all")
-        _ = state.setFetchEnabled(true, for: app)
+        _ = try state.setFetchEnabled(true, for: app)
         let offline = state.runDueFetches(planner: planner, conditions: FetchConditions(networkAvailable: false), at: 0)
         #expect(offline.started.isEmpty && offline.wake == nil, "held: the daemon looks again when the network comes back")
         #expect(state.runDueFetches(planner: planner, conditions: clear, at: 1).started.map(\.app) == [app])
         // FetchNow ignores both.
         var manual = NotifydState()
-        _ = manual.setFetchEnabled(false, for: app)
+        _ = try manual.setFetchEnabled(false, for: app)
         #expect(try manual.startFetch(app, trigger: .manual, at: 0).fetch.app == app)
     }
 
@@ -152,5 +152,18 @@ extension FetchStateTests {
         _ = try state.setFetchInterval(3600, for: app)
         #expect(state.reportAppState(.active, for: app, by: ":1.1", at: 1).outcome.effects.last == .fetchPlanChanged)
         #expect(!state.reportAppState(.inactive, for: app, by: ":1.1", at: 2).outcome.effects.contains(.fetchPlanChanged))
+    }
+}
+
+extension FetchStateTests {
+    /// Any well-formed string is an app ID: schedules stay bounded.
+    @Test func schedulesAreBoundedPerDaemon() throws {
+        var book = FetchBook()
+        for index in 0..<FetchBook.maximumApps { _ = try book.setInterval(900, for: try AppID("org.example.A\(index)")) }
+        let refused = #expect(throws: NotifydError.self) { try book.setInterval(900, for: try AppID("org.example.More")) }
+        #expect(refused?.code == .limitExceeded)
+        #expect(throws: NotifydError.self) { try book.start(try AppID("org.example.More"), trigger: .manual, at: 0) }
+        #expect(try book.setInterval(60, for: try AppID("org.example.A1")) != nil, "apps already known still change")
+        #expect(book.schedules.count == FetchBook.maximumApps)
     }
 }
