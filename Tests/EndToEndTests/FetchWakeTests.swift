@@ -125,6 +125,26 @@ import Testing
     }
 }
 
+
+extension FetchWakeTests {
+    /// The README's GApplication example, as written there, started by
+    /// D-Bus activation when notifyd sends `ActivateAction`: it completes
+    /// the fetch it was given.
+    @Test func theReadmeExampleIsStartedByActivateActionAndCompletes() throws {
+        let readme = try String(contentsOf: Executables.repositoryRoot().appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "A GApplication (Python"))
+        let block = try #require(readme.range(of: "```python\n", range: start.upperBound..<readme.endIndex))
+        let end = try #require(readme.range(of: "```", range: block.upperBound..<readme.endIndex))
+        let example = data.appendingPathComponent("reader.py")
+        try String(readme[block.upperBound..<end.lowerBound]).write(to: example, atomically: true, encoding: .utf8)
+        try fixture.bus.installService(name: "org.example.Reader", executable: "/usr/bin/python3", arguments: [example.path])
+        try "[Desktop Entry]\nType=Application\nName=Reader\nExec=/bin/false\nDBusActivatable=true\n"
+            .write(to: applications.appendingPathComponent("org.example.Reader.desktop"), atomically: true, encoding: .utf8)
+        let id = try fetchNow("org.example.Reader")
+        #expect(try completed(id) == "new-data")
+    }
+}
+
 extension FileHandle {
     /// The first line written, waiting at most `seconds` (nil at end of file or time-out).
     func availableLine(seconds: Double) -> String? {
