@@ -13,6 +13,7 @@ public struct NotifydError: Error, Hashable, CustomStringConvertible {
             case outOfRange = "OutOfRange"
             case unknownSession = "UnknownSession"
             case unknownFetch = "UnknownFetch"
+            case unknownTask = "UnknownTask"
             case limitExceeded = "LimitExceeded"
             case notPermitted = "NotPermitted"
             case invalidArgs = "InvalidArgs"
@@ -37,6 +38,8 @@ public struct NotifydError: Error, Hashable, CustomStringConvertible {
         public static let unknownSession = Code(.unknownSession)
         /// A fetch that is not running (completed, expired, or never started).
         public static let unknownFetch = Code(.unknownFetch)
+        /// A background task that is not running (ended, expired, or never began).
+        public static let unknownTask = Code(.unknownTask)
         /// Too many pending handlers.
         public static let limitExceeded = Code(.limitExceeded)
         /// The caller may not act for this app.

@@ -8,6 +8,7 @@ public enum NotifydNames {
     public static let appsInterface = "org.notifyd.Notifyd1.Apps"
     public static let sessionsInterface = "org.notifyd.Notifyd1.Sessions"
     public static let fetchInterface = "org.notifyd.Notifyd1.Fetch"
+    public static let tasksInterface = "org.notifyd.Notifyd1.Tasks"
     public static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
     public static let workerInterface = "org.notifyd.Notifyd1.Worker"
     /// Prefix of every notifyd error name.

@@ -72,6 +72,13 @@ public enum NotifydEffect: Sendable, Hashable {
     case fetchCompleted(FetchRecord)
     /// A schedule changed: plan the next scheduled fetch again.
     case fetchPlanChanged
+    /// `BackgroundTaskExpiring`: the task's cue, `secondsLeft` before its deadline.
+    case taskExpiring(BackgroundTask, secondsLeft: UInt32)
+    /// `BackgroundTaskEnded`.
+    case taskEnded(BackgroundTask, TaskEnding)
+    /// The sleep lock must now say `why` (a new lock taken before the old
+    /// one is closed), or be released (nil).
+    case inhibitionChanged(why: String?)
 }
 
 /// A worker event as recorded, for what follows it: the signal to the

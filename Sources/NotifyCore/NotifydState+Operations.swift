@@ -121,6 +121,7 @@ extension NotifydState {
     public mutating func shiftDeadlines(by step: Microseconds) -> (moved: Int, outcome: NotifydOutcome) {
         let moved = sessions.shiftDeadlines(by: step)
         let fetchesMoved = fetches.shift(by: step)
+        tasks.shift(by: step)
         let outcome = NotifydOutcome(
             writes: step == 0 ? [] : [.deadlineShift(step)], effects: fetchesMoved ? [.fetchPlanChanged] : [])
         return (moved, outcome)

@@ -10,14 +10,17 @@ public struct NotifydState: Hashable, Sendable {
     public var apps: AppBook
     /// Background fetch: schedules, running fetches, history.
     public var fetches: FetchBook
+    /// Finite-length background tasks (not stored).
+    public var tasks: TaskBook
 
     public init(
         badges: BadgeBook = BadgeBook(), sessions: SessionBook = SessionBook(), apps: AppBook = AppBook(),
-        fetches: FetchBook = FetchBook()
+        fetches: FetchBook = FetchBook(), tasks: TaskBook = TaskBook()
     ) {
         self.badges = badges
         self.sessions = sessions
         self.apps = apps
         self.fetches = fetches
+        self.tasks = tasks
     }
 }

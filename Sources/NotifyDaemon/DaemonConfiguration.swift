@@ -20,12 +20,20 @@ public struct DaemonConfiguration: Sendable {
     public var fetchMinimum: Microseconds
     /// The zone times of day follow (the usage rule, times in reasons).
     public var timeZone: LocalTimeZone
+    /// How long a background task may run (`--task-seconds`; SPEC's 180).
+    public var taskSeconds: UInt32
+    /// Where systemd-logind is asked for the sleep lock (the system bus);
+    /// nil: no lock at all (an embedded daemon, unless a test gives a bus).
+    public var sleepLockBus: DBusConnection.Bus?
 
     public init(
         stateDirectory: String, bus: DBusConnection.Bus = .session,
         launcherEntryLimit: Int = DaemonConfiguration.defaultLauncherEntryLimit, embedded: Bool = false,
-        fetchMinimum: Microseconds = FetchPlanner.standardFloor, timeZone: LocalTimeZone = .system
+        fetchMinimum: Microseconds = FetchPlanner.standardFloor, timeZone: LocalTimeZone = .system,
+        taskSeconds: UInt32 = TaskBook.defaultSeconds, sleepLockBus: DBusConnection.Bus? = .system
     ) {
+        self.taskSeconds = taskSeconds
+        self.sleepLockBus = sleepLockBus
         self.stateDirectory = stateDirectory
         self.bus = bus
         self.launcherEntryLimit = launcherEntryLimit

@@ -2,20 +2,32 @@ import DBus
 import NotifyCore
 import NotifyDesktop
 
+/// Whether the sleep lock is held, as the ``SleepInhibitor`` last said
+/// (on the loop). Read by `Daemon.Inhibiting`; not announced.
+final class InhibitionStatus {
+    private(set) var held = false
+
+    func set(_ held: Bool) { self.held = held }
+}
+
 /// `org.notifyd.Notifyd1.Daemon`: read-only facts about the running daemon.
 final class DaemonService {
     private let state: Committer
     private let server: NotificationServerMonitor?
+    private let inhibition: InhibitionStatus?
 
-    init(state: Committer, server: NotificationServerMonitor?) {
+    init(state: Committer, server: NotificationServerMonitor?, inhibition: InhibitionStatus?) {
         self.state = state
         self.server = server
+        self.inhibition = inhibition
     }
 
     var notificationServer: String { server?.server?.name ?? "" }
     var serverCapabilities: [String] { server?.server?.capabilities ?? [] }
     var pendingHandlers: UInt32 { UInt32(state.current.sessions.pendingCount) }
     var stateDirectory: String { state.directory }
+    var runningTasks: UInt32 { UInt32(state.current.tasks.tasks.count) }
+    var inhibiting: Bool { inhibition?.held ?? false }
 
     /// Properties whose change is announced with `PropertiesChanged`.
     static let serverProperties = ["NotificationServer", "ServerCapabilities"]
@@ -52,6 +64,14 @@ final class DaemonService {
                     "StateDirectory", .string, emitsChanged: false,
                     documentation: "Where the state database is (state.sqlite3).",
                     get: read { .string($0.stateDirectory) }),
+                DBusProperty(
+                    "RunningTasks", .uint32, emitsChanged: false,
+                    documentation: "Background tasks running now, over all apps.",
+                    get: read { .uint32($0.runningTasks) }),
+                DBusProperty(
+                    "Inhibiting", .boolean, emitsChanged: false,
+                    documentation: "Whether notifyd holds a systemd-logind sleep lock now (for running tasks).",
+                    get: read { .boolean($0.inhibiting) }),
             ])
     }
 }

@@ -1,4 +1,5 @@
 import DBus
+import Logging
 import NotifyCore
 import NotifyDesktop
 
@@ -13,11 +14,16 @@ final class EffectRunner {
     private let waiters: SessionWaiters
     private let scheduler: FetchScheduler
     private let waker: FetchWaker?
+    private let inhibitor: SleepInhibitor?
+    private let logger: Logger
 
     init(
         emitter: SignalEmitter, launcher: LauncherEntryPublisher?, notifications: NotificationDispatcher?,
-        waiters: SessionWaiters, scheduler: FetchScheduler, waker: FetchWaker?
+        waiters: SessionWaiters, scheduler: FetchScheduler, waker: FetchWaker?, inhibitor: SleepInhibitor?,
+        logger: Logger
     ) {
+        self.inhibitor = inhibitor
+        self.logger = logger
         self.emitter = emitter
         self.launcher = launcher
         self.notifications = notifications
@@ -64,6 +70,20 @@ final class EffectRunner {
                 [.string(record.app.rawValue), .uint64(record.id), .string(record.result.rawValue)])
         case .fetchPlanChanged:
             scheduler.planChanged()
+        case .taskExpiring(let task, let secondsLeft):
+            emitter.emit(
+                NotifydNames.tasksInterface, "BackgroundTaskExpiring",
+                [.uint64(task.id), .string(task.app.rawValue), .uint32(secondsLeft)])
+        case .taskEnded(let task, let ending):
+            if ending != .ended {
+                logger.notice(
+                    "background task \(task.id) '\(task.name)' of \(task.app) \(ending == .expired ? "expired: it was not ended within its time" : "was abandoned: the connection that began it left the bus without ending it")")
+            }
+            emitter.emit(
+                NotifydNames.tasksInterface, "BackgroundTaskEnded",
+                [.uint64(task.id), .string(task.app.rawValue), .string(ending.rawValue)])
+        case .inhibitionChanged(let why):
+            inhibitor?.want(why)
         }
     }
 }

@@ -35,6 +35,11 @@ public final class Notifyd {
     private let fetchScheduler: FetchScheduler
     /// The network and power-saver mode, through GIO (not when embedded).
     private var conditions: SystemConditionsMonitor?
+    private let tasks: TaskService
+    /// The sleep lock for running tasks (none without a bus for it).
+    private let inhibitor: SleepInhibitor?
+    /// Whether the lock is held now (Daemon.Inhibiting), set on the loop.
+    private let inhibition = InhibitionStatus()
     private let object: DBusObject
 
     /// Opens the state, connects to the bus, exports the object and takes
@@ -91,9 +96,12 @@ public final class Notifyd {
         fetchScheduler = FetchScheduler(
             state: state, planner: FetchPlanner(floor: configuration.fetchMinimum, timeZone: configuration.timeZone),
             loop: loop, clock: clock, logger: logger)
+        inhibitor = Self.makeInhibitor(configuration, loop: loop, status: inhibition, logger: logger)
         effects = EffectRunner(
             emitter: emitter, launcher: launcher, notifications: dispatcher, waiters: waiters,
-            scheduler: fetchScheduler, waker: FetchWaker(connection: connection, desktop: dispatcher, logger: logger))
+            scheduler: fetchScheduler, waker: FetchWaker(connection: connection, desktop: dispatcher, logger: logger),
+            inhibitor: inhibitor, logger: logger)
+        tasks = TaskService(state: state, callers: callers, clock: clock, seconds: configuration.taskSeconds)
         sessions = SessionService(state: state, waiters: waiters, callers: callers, clock: clock, logger: logger)
         deadlines = DeadlineTimer(loop: loop, clock: clock)
         // The object owns the interfaces, which own their services.
@@ -101,7 +109,8 @@ public final class Notifyd {
             BadgeService.interface(BadgeService(state: state, callers: callers)), AppService.interface(apps),
             SessionService.interface(sessions),
             FetchService.interface(FetchService(state: state, callers: callers, clock: clock, scheduler: fetchScheduler)),
-            DaemonService.interface(DaemonService(state: state, server: serverMonitor)),
+            TaskService.interface(tasks),
+            DaemonService.interface(DaemonService(state: state, server: serverMonitor, inhibition: inhibition)),
         ]
         object = DBusObject(
             path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) },
@@ -187,9 +196,10 @@ public final class Notifyd {
             case .string(let name) = arguments[0], case .string(let oldOwner) = arguments[1],
             case .string(let newOwner) = arguments[2], name.hasPrefix(":"), !oldOwner.isEmpty, newOwner.isEmpty
         else { return }
-        callers.forget(name) { [apps, sessions] in
+        callers.forget(name) { [apps, sessions, tasks] in
             apps.ownerLeft(name)
             sessions.callerLeft(name)
+            tasks.ownerLeft(name)
         }
     }
 
@@ -199,6 +209,7 @@ public final class Notifyd {
         sessions.expireDue()
         let now = clock.now()
         state.carry(state.mutate { $0.expireFetches(at: now) })
+        tasks.runDue()
         followDeadlines()
     }
 
@@ -217,7 +228,8 @@ public final class Notifyd {
 
     private func followDeadlines() {
         let current = state.current
-        let next = [current.sessions.nextDeadline, current.fetches.earliestDeadline].compactMap { $0 }.min()
+        let next = [current.sessions.nextDeadline, current.fetches.earliestDeadline, current.tasks.nextWake]
+            .compactMap { $0 }.min()
         deadlines.follow(next) { [weak self] in self?.expireDueHandlers() }
         fetchScheduler.follow()
     }
@@ -236,6 +248,21 @@ public final class Notifyd {
             }
         } catch {
             logger.warning("cannot follow the network and power-saver mode (\(error)); scheduled fetches ignore them")
+        }
+    }
+
+    /// The sleep lock's keeper, reporting on the loop whether it holds the
+    /// lock (then `Inhibiting` is announced); nil without a bus for it.
+    private static func makeInhibitor(
+        _ configuration: DaemonConfiguration, loop: EventLoop, status: InhibitionStatus, logger: Logger
+    ) -> SleepInhibitor? {
+        guard let bus = configuration.sleepLockBus else { return nil }
+        let bound = LoopBound(status, loop: loop)
+        do {
+            return try SleepInhibitor(bus: bus, logger: logger) { held in bound.execute { $0.set(held) } }
+        } catch {
+            logger.warning("cannot start the sleep lock's thread (\(error)); tasks run without it")
+            return nil
         }
     }
 
@@ -276,6 +303,7 @@ public final class Notifyd {
         if connection.isConnected { connection.flush() }
         dispatcher?.shutDown()
         conditions?.stop()
+        inhibitor?.stop()
         // The other threads have ended: what they posted too late would
         // keep the loop, and the state it holds, alive in a cycle.
         loop.discardPostedWork()

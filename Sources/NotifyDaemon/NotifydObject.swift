@@ -7,7 +7,7 @@ public enum NotifydObject {
     /// `dbus/org.notifyd.Notifyd1.xml` is generated from.
     public static var declarations: [DBusInterface] {
         [
-            BadgeService.interface(nil), AppService.interface(nil), SessionService.interface(nil), FetchService.interface(nil),
+            BadgeService.interface(nil), AppService.interface(nil), SessionService.interface(nil), FetchService.interface(nil), TaskService.interface(nil),
             DaemonService.interface(nil),
         ]
     }

@@ -35,7 +35,8 @@ public final class InProcessDaemon: @unchecked Sendable {
     /// - Throws: the daemon's ``NotifyDaemon/StartupError``, or a
     ///   ``TestFailure`` when it does not start within 20 s.
     /// `configure` adjusts the configuration (embedded, times of day in
-    /// UTC) before the daemon is made, e.g. a lower `fetchMinimum`.
+    /// UTC, no sleep lock) before the daemon is made, e.g. a lower
+    /// `fetchMinimum`, or a private system bus with a fake logind.
     public init(
         bus: TestBus? = nil, stateDirectory: URL? = nil, clock: ManualClock = ManualClock(),
         configure: (inout DaemonConfiguration) -> Void = { _ in }
@@ -46,6 +47,7 @@ public final class InProcessDaemon: @unchecked Sendable {
         var configuration = DaemonConfiguration(
             stateDirectory: self.stateDirectory.path, bus: .address(self.bus.address), timeZone: .utc)
         configuration.embedded = true
+        configuration.sleepLockBus = nil
         configure(&configuration)
         client = try DBusConnection.connect(to: .address(self.bus.address))
         // The daemon is made, run and released on its own thread, as its

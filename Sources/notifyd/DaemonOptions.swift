@@ -16,6 +16,8 @@ struct DaemonOptions: Equatable {
     var launcherEntries: Int?
     /// `--fetch-minimum`: the floor of fetch intervals, in seconds.
     var fetchMinimum: Int?
+    /// `--task-seconds`: how long a background task may run.
+    var taskSeconds: Int?
     var action = Action.serve
 
     enum Action: Equatable { case serve, help, version, printIntrospection, printWorkerIntrospection }
@@ -27,7 +29,7 @@ struct DaemonOptions: Equatable {
 
     static let help = """
         USAGE: notifyd [--state-dir <dir>] [--address <address>] [--launcher-entries <n>] [--fetch-minimum <s>]
-                      [--verbose | --quiet]
+                      [--task-seconds <s>] [--verbose | --quiet]
 
         Background completion, notifications and badges for the Linux desktop, on the session bus.
 
@@ -46,6 +48,8 @@ struct DaemonOptions: Equatable {
           --fetch-minimum <s>          The shortest interval between two scheduled background fetches of an
                                        app, in seconds (1 to 900; default: 900, SPEC's 15 minutes). Lower
                                        it to try an app's fetches while writing it.
+          --task-seconds <s>           How long a background task may run, in seconds (10 to 3600;
+                                       default: 180, as on iOS).
           -v, --verbose                Log debug messages too.
           -q, --quiet                  Log only warnings and errors.
           --print-introspection        Print the introspection XML of notifyd's interfaces and exit.
@@ -94,6 +98,13 @@ struct DaemonOptions: Equatable {
                     throw UsageError(message: "--fetch-minimum takes a number of seconds from 1 to 900, not '\(text)'.")
                 }
                 options.fetchMinimum = seconds
+            case "--task-seconds":
+                let text: String
+                if let inlineValue { text = inlineValue } else { text = try value(of: name) }
+                guard let seconds = Int(text), (10...3600).contains(seconds) else {
+                    throw UsageError(message: "--task-seconds takes a number of seconds from 10 to 3600, not '\(text)'.")
+                }
+                options.taskSeconds = seconds
             case "-v", "--verbose": options.verbose = true
             case "-q", "--quiet": options.quiet = true
             case "-h", "--help": options.action = .help
@@ -102,7 +113,7 @@ struct DaemonOptions: Equatable {
             case "--print-worker-introspection": options.action = .printWorkerIntrospection
             default: throw UsageError(message: "Unknown option '\(argument)'.")
             }
-            if inlineValue != nil && !["--state-dir", "--address", "--launcher-entries", "--fetch-minimum"].contains(name) {
+            if inlineValue != nil && !["--state-dir", "--address", "--launcher-entries", "--fetch-minimum", "--task-seconds"].contains(name) {
                 throw UsageError(message: "\(name) takes no value.")
             }
             index += 1

@@ -38,7 +38,8 @@ enum NotifydMain {
             stateDirectory: DaemonConfiguration.defaultStateDirectory(override: options.stateDirectory),
             bus: options.address.map { .address($0) } ?? .session,
             launcherEntryLimit: options.launcherEntries ?? DaemonConfiguration.defaultLauncherEntryLimit,
-            fetchMinimum: options.fetchMinimum.map { Int64($0) * 1_000_000 } ?? FetchPlanner.standardFloor)
+            fetchMinimum: options.fetchMinimum.map { Int64($0) * 1_000_000 } ?? FetchPlanner.standardFloor,
+            taskSeconds: options.taskSeconds.map { UInt32($0) } ?? TaskBook.defaultSeconds)
         do {
             return try Notifyd(configuration: configuration, logger: logger).run()
         } catch {
