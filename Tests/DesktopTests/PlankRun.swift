@@ -115,10 +115,20 @@ final class PlankRun {
 
         try plank.start()
         let owner = try plank.waitForUnityName()
-        var tookName = false
-        let resent = signals.wait(seconds: 10) { signal in
-            if signal.member == "NameOwnerChanged", signal.arguments.last == .string(owner) { tookName = true }
-            return tookName && Self.isEntry(signal, count: 12, progress: 0.4)
+        // What came from the moment the dock took the name to the first
+        // whole entry (a predicate with state would be asked again of
+        // every signal at each arrival, so the slice is cut here).
+        var resent: [SignalRecorder.Signal]?
+        try? waitUntil("notifyd sends the entry after the dock took the name", seconds: 10) {
+            let received = signals.received
+            guard
+                let took = received.firstIndex(where: {
+                    $0.member == "NameOwnerChanged" && $0.arguments.last == .string(owner)
+                }),
+                let entry = received[took...].firstIndex(where: { Self.isEntry($0, count: 12, progress: 0.4) })
+            else { return false }
+            resent = Array(received[took...entry])
+            return true
         }
         guard let resent else {
             throw TestFailure(
