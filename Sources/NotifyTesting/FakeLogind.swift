@@ -105,7 +105,22 @@ public final class FakeLogind: @unchecked Sendable {
                     "Inhibit",
                     inputs: [.init("what", .string), .init("who", .string), .init("why", .string), .init("mode", .string)],
                     outputs: [.init("fd", .unixFD)]
-                ) { [unowned self] call in try self.inhibit(call) }
+                ) { [unowned self] call in try self.inhibit(call) },
+                DBusMethod(
+                    "ListInhibitors",
+                    outputs: [.init("inhibitors", .array(.structure([.string, .string, .string, .string, .uint32, .uint32])))]
+                ) { [unowned self] _ in
+                    // The locks held now, as logind lists them (`systemd-inhibit --list` reads this).
+                    let calls = self.calls
+                    let rows: [DBusValue] = self.held.map { index in
+                        let call = calls[index]
+                        return .structure([
+                            .string(call.what), .string(call.who), .string(call.why), .string(call.mode),
+                            .uint32(getuid()), .uint32(UInt32(getpid())),
+                        ])
+                    }
+                    return .reply([.array(element: .structure([.string, .string, .string, .string, .uint32, .uint32]), rows)])
+                },
             ])
     }
 

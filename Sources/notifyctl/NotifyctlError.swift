@@ -37,6 +37,10 @@ struct NotifyctlError: Error, CustomStringConvertible, Equatable {
         static let usage = Kind("usage", ExitStatus.usage)
         /// notifyd is not running and cannot be activated: exit 3.
         static let notRunning = Kind("notRunning", ExitStatus.notRunning)
+        /// `task run`: the command was not found (127, as shells say).
+        static let commandNotFound = Kind("commandNotFound", 127)
+        /// `task run`: the command was found but could not be run (126).
+        static let commandNotRun = Kind("commandNotRun", 126)
 
         var description: String { name }
     }
