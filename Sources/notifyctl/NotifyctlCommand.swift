@@ -28,6 +28,8 @@ struct NotifyctlCommand: ParsableCommand {
               notifyctl sessions
               notifyctl complete dl-42
               notifyctl monitor
+              notifyctl fetch list
+              notifyctl fetch now org.example.Reader --wait
               notifyctl task run --app org.example.Backup --name nightly -- restic backup ~/Documents
 
             Exit status: 0 success; 1 notifyd answered with an error (printed); 2 bad usage; \
@@ -39,7 +41,7 @@ struct NotifyctlCommand: ParsableCommand {
         version: "notifyctl \(NotifydNames.version)",
         subcommands: [
             Status.self, Badge.self, Activate.self, State.self, Apps.self, Event.self, Sessions.self, Complete.self,
-            Cancel.self, Wait.self, Monitor.self, TaskCommand.self, Tasks.self,
+            Cancel.self, Wait.self, Monitor.self, FetchCommand.self, TaskCommand.self, Tasks.self,
         ])
 
     /// "notifyctl: ..." on every error, usage errors included.
