@@ -49,7 +49,12 @@ struct FetchEnable: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enable",
         abstract: "Let notifyd run the app's scheduled fetches (the user's switch; the default).",
-        discussion: "Example:\n  notifyctl fetch enable org.example.Reader")
+        discussion: """
+            Calls SetFetchEnabled(app, true). The switch is kept whatever interval the app sets.
+
+            Examples:
+              notifyctl fetch enable org.example.Reader
+            """)
 
     @Argument(help: ArgumentHelp("The app (a desktop entry ID).", valueName: "app"))
     var app: String
@@ -64,7 +69,13 @@ struct FetchDisable: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "disable",
         abstract: "Stop the app's scheduled fetches, whatever interval it asks for (the user's switch).",
-        discussion: "notifyctl fetch now still works.\n\nExample:\n  notifyctl fetch disable org.example.Reader")
+        discussion: """
+            Calls SetFetchEnabled(app, false), as iOS's Background App Refresh switch: no scheduled \
+            fetch runs until it is enabled again; notifyctl fetch now still works.
+
+            Examples:
+              notifyctl fetch disable org.example.Reader
+            """)
 
     @Argument(help: ArgumentHelp("The app (a desktop entry ID).", valueName: "app"))
     var app: String
@@ -84,8 +95,10 @@ struct FetchComplete: ParsableCommand {
             environment.
 
             Examples:
-              notifyctl fetch complete "$NOTIFYD_FETCH_ID" new-data
+              notifyctl fetch complete 42 new-data
               notifyctl fetch complete 42 failed
+
+            In a script: notifyctl fetch complete "$NOTIFYD_FETCH_ID" no-data
             """)
 
     enum Result: String, CaseIterable, ExpressibleByArgument {

@@ -5,6 +5,13 @@ struct TaskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "task",
         abstract: "Run a command inside a background task (sleep held off while it runs).",
+        discussion: """
+            A finite-length background task, as iOS's beginBackgroundTask: notifyd holds a \
+            systemd-logind sleep lock while it runs, never longer than the task's limit.
+
+            Examples:
+              notifyctl task run --app org.example.Backup --name nightly -- restic backup ~/Documents
+            """,
         subcommands: [TaskRun.self])
 }
 

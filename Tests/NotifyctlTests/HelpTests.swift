@@ -55,6 +55,7 @@ import Testing
         #expect(help.contains("--generate-completion-script bash"))
         for command in [
             "status", "badge", "activate", "state", "apps", "event", "sessions", "complete", "cancel", "wait", "monitor",
+            "fetch", "task", "tasks",
         ] {
             #expect(help.contains("\n  \(command) "), "\(command) is not listed")
         }
