@@ -5,7 +5,7 @@ import NotifyTesting
 
 /// The download-tool hooks of contrib/ against the real notifyd, run by the
 /// real tools against a local web server: aria2c, curl and wget (through
-/// notifyd-fetch), yt-dlp (+YtDlp) and transmission-daemon with a web seed
+/// notifyd-download), yt-dlp (+YtDlp) and transmission-daemon with a web seed
 /// (+Transmission); a few more call a hook directly, as its tool would.
 /// Every tool is required: a missing one fails the test, it is never
 /// skipped (scripts/deps.sh installs them).
@@ -116,14 +116,14 @@ import NotifyTesting
         }
     }
 
-    // MARK: curl through notifyd-fetch
+    // MARK: curl through notifyd-download
 
-    @Test func fetchPassesCurlsStatusAndReportsTheFile() throws {
+    @Test func downloadPassesCurlsStatusAndReportsTheFile() throws {
         _ = try requireTool("curl", package: "curl")
         let server = try LocalHTTPServer(serving: try webRoot(), scratch: directory)
         defer { server.stop() }
         let out = directory.appendingPathComponent("fetched files")
-        let fetch = contrib.appendingPathComponent("fetch/notifyd-fetch").path
+        let fetch = contrib.appendingPathComponent("download/notifyd-download").path
         let environment = hookEnvironment(app: "org.example.Fetch")
 
         let success = try runProcess(
@@ -146,7 +146,7 @@ import NotifyTesting
 
         let sessions = try listSessions().filter { $0.app == "org.example.Fetch" }
         #expect(sessions.count == 2, "each run is a session of its own: \(sessions.map(\.id))")
-        #expect(sessions.allSatisfy { $0.id.hasPrefix("fetch:") && $0.pending == 1 })
+        #expect(sessions.allSatisfy { $0.id.hasPrefix("download:") && $0.pending == 1 })
         #expect(try fixture.badge("org.example.Fetch") == 2)
     }
 
@@ -233,8 +233,8 @@ import NotifyTesting
             ("aria2/notifyd-aria2-error", ["0123456789abcdef", "1", ""], 0),
             ("transmission/notifyd-transmission-done", [], 0),
             ("yt-dlp/notifyd-yt-dlp", ["/tmp/v.webm", "id"], 0),
-            ("fetch/notifyd-fetch", ["true"], 0),
-            ("fetch/notifyd-fetch", ["sh", "-c", "exit 22"], 22),
+            ("download/notifyd-download", ["true"], 0),
+            ("download/notifyd-download", ["sh", "-c", "exit 22"], 22),
         ]
         for (hook, arguments, status) in runs {
             let result = try runProcess(contrib.appendingPathComponent(hook).path, arguments, environment: environment)
@@ -297,7 +297,7 @@ import NotifyTesting
 
     static let hooks = [
         "aria2/notifyd-aria2-hook", "transmission/notifyd-transmission-done", "yt-dlp/notifyd-yt-dlp",
-        "fetch/notifyd-fetch",
+        "download/notifyd-download", "fetch/notifyd-fetch",
     ]
 
     var contrib: URL { Executables.repositoryRoot().appendingPathComponent("contrib") }
@@ -384,13 +384,13 @@ import NotifyTesting
         return try signal.arguments.decode(3)
     }
 
-    /// The event of the first notifyd-fetch session recorded.
+    /// The event of the first notifyd-download session recorded.
     func fetchEvent() throws -> [String: DBusValue] {
         let isFetch = { (signal: SignalRecorder.Signal) -> Bool in
-            if case .string(let id) = signal.arguments.first { id.hasPrefix("fetch:") } else { false }
+            if case .string(let id) = signal.arguments.first { id.hasPrefix("download:") } else { false }
         }
         guard let signal = recorder.wait(seconds: 10, until: isFetch)?.last else {
-            throw TestFailure("no HandleEventsForBackgroundSession for a fetch: session within 10 s")
+            throw TestFailure("no HandleEventsForBackgroundSession for a download: session within 10 s")
         }
         return try eventDictionary(signal)
     }
