@@ -297,7 +297,7 @@ import NotifyTesting
 
     static let hooks = [
         "aria2/notifyd-aria2-hook", "transmission/notifyd-transmission-done", "yt-dlp/notifyd-yt-dlp",
-        "download/notifyd-download", "fetch/notifyd-fetch",
+        "download/notifyd-download", "fetch/notifyd-fetch", "feed/notifyd-feed", "backup/notifyd-backup",
     ]
 
     var contrib: URL { Executables.repositoryRoot().appendingPathComponent("contrib") }

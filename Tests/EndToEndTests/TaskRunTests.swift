@@ -106,3 +106,25 @@ import Testing
         #expect(result.stderr.contains("warning:") && result.stderr.contains("without a background task"))
     }
 }
+
+extension TaskRunTests {
+    /// contrib/backup/notifyd-backup: the command runs as a task (the lock
+    /// names it), its status is passed on, and the end is reported.
+    @Test func theBackupWrapperRunsATaskAndReportsTheEnd() throws {
+        let wrapper = Executables.repositoryRoot().appendingPathComponent("contrib/backup/notifyd-backup").path
+        let events = try SignalRecorder(
+            address: fixture.bus.address,
+            rules: [DBusMatchRule(interface: "org.notifyd.Notifyd1.Sessions", member: "HandleEventsForBackgroundSession")])
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": fixture.bus.address, "NOTIFYCTL": Executables.notifyctl]
+        let good = try runProcess(wrapper, ["--name", "photos", "--", "/bin/sh", "-c", "exit 0"], environment: environment)
+        #expect(good.status == 0 && good.stderr.isEmpty, "\(good.stderr)")
+        #expect(try logind.waitForCalls(count: 1).first?.why == "org.notifyd.Backup: photos")
+        let bad = try runProcess(wrapper, ["/bin/sh", "-c", "exit 9"], environment: environment)
+        #expect(bad.status == 9)
+        let reported = try #require(events.wait(seconds: 10, forCount: 2) { _ in true })
+        #expect(reported.allSatisfy { $0.arguments[1] == .string("org.notifyd.Backup") })
+        #expect("\(reported[0].arguments[3])".contains("photos"))
+        #expect("\(reported[1].arguments[3])".contains("sh exited with status 9"), "\(reported[1].arguments)")
+        try logind.waitUntilHeld([])
+    }
+}
