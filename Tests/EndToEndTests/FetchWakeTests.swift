@@ -101,6 +101,10 @@ import Testing
                 loop.quit()
             bus.signal_subscribe(None, "org.notifyd.Notifyd1.Fetch", "PerformFetch", "/org/notifyd/Notifyd1",
                                  None, 0, perform)
+            # The match rule is sent without waiting: a round trip to the bus
+            # after it means the bus has it before "ready" is said.
+            bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
+                          None, None, 0, -1, None)
             print("ready", flush=True)
             loop.run()
             """.write(to: listener, atomically: true, encoding: .utf8)
@@ -110,7 +114,11 @@ import Testing
         process.environment = childEnvironment(["DBUS_SESSION_BUS_ADDRESS": fixture.bus.address])
         let pipe = Pipe()
         process.standardOutput = pipe
+        // Its standard error is the test runner's: a listener left behind
+        // would keep that open and the run from ending.
+        process.standardError = FileHandle.nullDevice
         try process.run()
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
         // A barrier: the listener says it has subscribed.
         let ready = pipe.fileHandleForReading.availableLine(seconds: 20)
         #expect(ready == "ready")
