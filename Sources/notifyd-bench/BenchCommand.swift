@@ -61,6 +61,8 @@ struct BenchCommand: ParsableCommand {
         case listSessions = "list-sessions"
         /// A fetch's bookkeeping against Pings, and idling with 100 apps scheduled.
         case fetch
+        /// BeginBackgroundTask to the sleep lock asked of logind, against a Ping (a stand-in logind).
+        case tasks
     }
 
     @Option(help: ArgumentHelp("GetBadge calls and Ping calls to time (each).", valueName: "n"))

@@ -159,6 +159,11 @@ struct BenchRun {
                 programs: programs, scratch: scratch, sessions: listSessions, calls: listCalls)
             report.addListSessions(try listing.run())
         }
+        if sections.contains(.tasks) {
+            let count = max(100, calls / 10)
+            Progress.say("beginning and ending \(count) background tasks on a notifyd with a stand-in logind")
+            report.addTasks(try TasksBenchmark(programs: programs, scratch: scratch, tasks: count).run())
+        }
         if let server {
             guard let receiver = programs.bench else { throw BenchFailure("cannot tell where this executable is.") }
             Progress.say("sending \(self.events) worker events, to a bare receiver and to notifyd")
