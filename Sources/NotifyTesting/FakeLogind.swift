@@ -44,7 +44,7 @@ public final class FakeLogind: @unchecked Sendable {
     deinit {
         try? thread.sync { self.connection = nil }
         thread.stop()
-        for fd in readEnds { close(fd) }
+        for fd in readEnds where fd >= 0 { close(fd) }
     }
 
     /// Refuse every later call with `org.freedesktop.DBus.Error.AccessDenied`
@@ -83,6 +83,7 @@ public final class FakeLogind: @unchecked Sendable {
     }
 
     private static func isOpen(readEnd fd: Int32) -> Bool {
+        guard fd >= 0 else { return false }
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&entry, 1, 0) >= 0 else { return false }
         return entry.revents & Int16(POLLHUP) == 0
@@ -130,7 +131,11 @@ public final class FakeLogind: @unchecked Sendable {
             what: try call.argument(0), who: try call.argument(1), why: try call.argument(2),
             mode: try call.argument(3), earlierHeld: earlier)
         if let refusal = locked({ refusal }) {
-            locked { recorded.append(made) }
+            // No lock: -1 keeps the locks' indexes those of the calls.
+            locked {
+                recorded.append(made)
+                readEnds.append(-1)
+            }
             throw DBusError("org.freedesktop.DBus.Error.AccessDenied", refusal)
         }
         var ends: [Int32] = [0, 0]

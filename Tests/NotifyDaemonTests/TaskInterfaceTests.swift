@@ -126,6 +126,25 @@ import Testing
     }
 }
 
+extension TaskInterfaceTests {
+    /// polkit says no: the task runs all the same, without the lock, and
+    /// one line says why; once logind gives locks again, the next change
+    /// of the task set takes one.
+    @Test func aRefusedLockLeavesTheTaskRunning() throws {
+        logind.refuse("Access denied")
+        let first = try begin("org.example.Backup", "upload")
+        try daemon.waitForLog("systemd-logind gave no sleep lock (org.freedesktop.DBus.Error.AccessDenied): Access denied")
+        #expect(try property("Inhibiting") == .boolean(false))
+        #expect(try property("RunningTasks") == .uint32(1))
+        logind.refuse(nil)
+        _ = try begin("org.example.Sync", "push")
+        try logind.waitUntilHeld([1])
+        try daemon.waitForLog("systemd-logind holds off sleep for notifyd's tasks again")
+        _ = try daemon.call(Self.tasks, "EndBackgroundTask", [.uint64(first)])
+        #expect(try ended(first) == "ended")
+    }
+}
+
 /// Without logind on the system bus, tasks work the same, without a lock.
 @Suite struct TaskWithoutLogindTests {
     @Test func tasksRunWithoutALockAndOneLineSaysWhy() throws {
