@@ -18,29 +18,29 @@ import NotifyStore
 /// comes back from the dispatcher to the app service as an input like any
 /// other.
 public final class Notifyd {
-    private let configuration: DaemonConfiguration
-    private let logger: Logger
-    private let clock: any DaemonClock
-    private let loop: EventLoop
-    private let connection: DBusConnection
-    private let state: Committer
-    private let launcher: LauncherEntryPublisher
-    private let serverMonitor: NotificationServerMonitor
-    private let callers: CallerCheck
-    private let apps: AppService
-    private let dispatcher: NotificationDispatcher?
-    private let effects: EffectRunner
-    private let sessions: SessionService
-    private let deadlines: DeadlineTimer
-    private let fetchScheduler: FetchScheduler
+    let configuration: DaemonConfiguration
+    let logger: Logger
+    let clock: any DaemonClock
+    let loop: EventLoop
+    let connection: DBusConnection
+    let state: Committer
+    let launcher: LauncherEntryPublisher
+    let serverMonitor: NotificationServerMonitor
+    let callers: CallerCheck
+    let apps: AppService
+    let dispatcher: NotificationDispatcher?
+    let effects: EffectRunner
+    let sessions: SessionService
+    let deadlines: DeadlineTimer
+    let fetchScheduler: FetchScheduler
     /// The network and power-saver mode, through GIO (not when embedded).
-    private var conditions: SystemConditionsMonitor?
-    private let tasks: TaskService
+    var conditions: SystemConditionsMonitor?
+    let tasks: TaskService
     /// The sleep lock for running tasks (none without a bus for it).
-    private let inhibitor: SleepInhibitor?
+    let inhibitor: SleepInhibitor?
     /// Whether the lock is held now (Daemon.Inhibiting), set on the loop.
-    private let inhibition = InhibitionStatus()
-    private let object: DBusObject
+    let inhibition = InhibitionStatus()
+    let object: DBusObject
 
     /// Opens the state, connects to the bus, exports the object and takes
     /// the bus name. `clock` is where the daemon reads the time and arms
@@ -177,118 +177,6 @@ public final class Notifyd {
             ])
     }
 
-    /// A worker signal runs once its sender is identified (at once when it
-    /// is known), in the order received.
-    private func workerSignal(_ message: DBusMessage) {
-        let admitted = callers.whenIdentified(message.sender ?? "") { [sessions] lookup in
-            sessions.workerSignal(message, sender: lookup)
-        }
-        if !admitted {
-            sessions.refuse(
-                message,
-                because: NotifydError(
-                    .resourcesExhausted, "\(CallerCheck.waitingLimit) messages wait for their senders to be identified"))
-        }
-    }
-
-    private func nameOwnerChanged(_ message: DBusMessage) {
-        guard let arguments = try? message.arguments(), arguments.count == 3,
-            case .string(let name) = arguments[0], case .string(let oldOwner) = arguments[1],
-            case .string(let newOwner) = arguments[2], name.hasPrefix(":"), !oldOwner.isEmpty, newOwner.isEmpty
-        else { return }
-        callers.forget(name) { [apps, sessions, tasks] in
-            apps.ownerLeft(name)
-            sessions.callerLeft(name)
-            tasks.ownerLeft(name)
-        }
-    }
-
-    /// Handlers and fetches whose time is up (one timer for both).
-    private func expireDueHandlers() {
-        takeClockStep()
-        sessions.expireDue()
-        let now = clock.now()
-        state.carry(state.mutate { $0.expireFetches(at: now) })
-        tasks.runDue()
-        followDeadlines()
-    }
-
-    /// Deadlines are elapsed time, stored as wall-clock time: when the wall
-    /// clock was set, they move with it, so that a handler expires neither
-    /// an hour late (clock set back) nor an hour early (set forward).
-    private func takeClockStep() {
-        guard let step = clock.takeStep() else { return }
-        let shift = state.mutate { $0.shiftDeadlines(by: step) }
-        state.carry(shift.outcome)
-        let moved = shift.moved
-        let seconds = Double(step.magnitude) / 1_000_000
-        logger.notice(
-            "the wall clock was set \(step > 0 ? "forward" : "back") by \(seconds) s; \(moved) deadline(s) moved with it")
-    }
-
-    private func followDeadlines() {
-        let current = state.current
-        let next = [current.sessions.nextDeadline, current.fetches.earliestDeadline, current.tasks.nextWake]
-            .compactMap { $0 }.min()
-        deadlines.follow(next) { [weak self] in self?.expireDueHandlers() }
-        fetchScheduler.follow()
-    }
-    /// Scheduled fetches wait for a network, one that is not metered, and
-    /// the end of power-saver mode: GIO reports each change on its thread,
-    /// and the scheduler hears of it on the loop. Without the monitors,
-    /// nothing holds fetches (one log line says why).
-    private func followConditions() {
-        let scheduler = LoopBound(WeakReference(fetchScheduler), loop: loop)
-        do {
-            conditions = try SystemConditionsMonitor(logger: logger) { system in
-                let conditions = FetchConditions(
-                    networkAvailable: system.networkAvailable, networkMetered: system.networkMetered,
-                    powerSaver: system.powerSaver)
-                scheduler.execute { $0.value?.conditionsChanged(to: conditions) }
-            }
-        } catch {
-            logger.warning("cannot follow the network and power-saver mode (\(error)); scheduled fetches ignore them")
-        }
-    }
-
-    /// The sleep lock's keeper, reporting on the loop whether it holds the
-    /// lock (then `Inhibiting` is announced); nil without a bus for it.
-    private static func makeInhibitor(
-        _ configuration: DaemonConfiguration, loop: EventLoop, status: InhibitionStatus, logger: Logger
-    ) -> SleepInhibitor? {
-        guard let bus = configuration.sleepLockBus else { return nil }
-        let bound = LoopBound(status, loop: loop)
-        do {
-            return try SleepInhibitor(bus: bus, logger: logger) { held in bound.execute { $0.set(held) } }
-        } catch {
-            logger.warning("cannot start the sleep lock's thread (\(error)); tasks run without it")
-            return nil
-        }
-    }
-
-    private func requestName() throws(StartupError) {
-        let reply: DBusNameReply
-        do {
-            reply = try connection.requestName(NotifydNames.busName)
-        } catch {
-            throw StartupError("cannot request \(NotifydNames.busName): \(error)")
-        }
-        guard reply == .primaryOwner || reply == .alreadyOwner else {
-            throw StartupError(nameTakenMessage())
-        }
-    }
-
-    /// Says who holds the name, so the person can stop it.
-    private func nameTakenMessage() -> String {
-        let name = NotifydNames.busName
-        guard let owner = try? connection.nameOwner(of: name),
-            let pid = try? connection.unixProcessID(of: owner)
-        else { return "\(name) is already taken on this bus by another process" }
-        let command = ProcessInfoReader.commandLine(of: pid_t(pid)) ?? "unknown command"
-        return "\(name) is already taken on this bus by process \(pid) (\(command)); stop it first, "
-            + "e.g. `systemctl --user stop notifyd` or `kill \(pid)`"
-    }
-
     /// Runs until SIGTERM, SIGINT, SIGHUP or the loss of the bus; returns
     /// the exit status: 0, or 1 when the event loop itself failed.
     public func run() -> Int32 {
@@ -319,55 +207,8 @@ public final class Notifyd {
         return { loop.execute { loop.stop() } }
     }
 
-    private func shutDown(signal: Int32) {
-        logger.info("signal \(signal) received, shutting down")
-        commit()
-        loop.stop()
-    }
-
-    private func busLost() {
-        logger.notice("the bus went away, shutting down")
-        commit()
-        loop.stop()
-    }
-
     /// Commits the batch; replies, then the effects, go out after it.
-    private func commit() {
+    func commit() {
         state.commit(carryingOut: effects.carryOut)
-    }
-
-    private func serverChanged() {
-        dispatcher?.serverChanged()
-        do {
-            try connection.emitPropertiesChanged(
-                of: object, interface: NotifydNames.daemonInterface, names: DaemonService.serverProperties)
-        } catch {
-            logger.warning("cannot announce the notification server change: \(error)")
-        }
-    }
-}
-
-/// Why notifyd could not start, for the person starting it.
-public struct StartupError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Reads facts about other processes from /proc.
-enum ProcessInfoReader {
-    /// The command line of a process, arguments joined by spaces.
-    static func commandLine(of pid: pid_t) -> String? {
-        guard let file = fopen("/proc/\(pid)/cmdline", "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        guard !bytes.isEmpty else { return nil }
-        let parts = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        return parts.joined(separator: " ")
     }
 }
