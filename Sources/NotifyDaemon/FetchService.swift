@@ -89,7 +89,7 @@ final class FetchService {
     }
 
     /// `(sa{sv})`: an app and its schedule.
-    static let scheduleRow = DBusType.structure([.string, .dictionary(key: .string, value: .variant)])
+    static var scheduleRow: DBusType { .structure([.string, .dictionary(key: .string, value: .variant)]) }
     /// `(tsxxs)`: fetch ID, trigger, start, end, result.
-    static let historyRow = DBusType.structure([.uint64, .string, .int64, .int64, .string])
+    static var historyRow: DBusType { .structure([.uint64, .string, .int64, .int64, .string]) }
 }

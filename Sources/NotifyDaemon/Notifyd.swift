@@ -119,8 +119,11 @@ public final class Notifyd {
         do {
             try start()
         } catch {
-            // As at the end of run(): nothing posted may keep the loop alive.
+            // As at the end of run(): no thread may post to the loop, and
+            // nothing posted may keep it alive.
             callers.stop()
+            conditions?.stop()
+            inhibitor?.stop()
             loop.discardPostedWork()
             throw error
         }

@@ -80,5 +80,5 @@ final class TaskService {
     }
 
     /// `(tssxa{sv})`: task ID, app, name, deadline, details.
-    static let row = DBusType.structure([.uint64, .string, .string, .int64, .dictionary(key: .string, value: .variant)])
+    static var row: DBusType { .structure([.uint64, .string, .string, .int64, .dictionary(key: .string, value: .variant)]) }
 }
