@@ -1,5 +1,6 @@
 import DBus
 import Logging
+import NotifyDesktop
 import NotifyCore
 
 /// Starts scheduled fetches when the core's plan says they are due: one
@@ -7,22 +8,48 @@ import NotifyCore
 /// planned (an idle daemon with every app fetched recently never wakes).
 /// It plans again after any change that can move a plan: a schedule, a
 /// result, an activation, the conditions, a clock step.
+///
+/// The network and power-saver mode come from GIO's monitors
+/// (``SystemConditionsMonitor``), started when the first app asks for
+/// fetches: a daemon nobody asks for fetches runs no monitor thread and
+/// holds none of its memory. Until the monitors' first reading, scheduled
+/// fetches wait.
 final class FetchScheduler {
     let planner: FetchPlanner
     private let state: Committer
+    private let loop: EventLoop
     private let clock: any DaemonClock
     private let timer: DeadlineTimer
     private let logger: Logger
-    /// What the system says now (network, metered, power saver).
-    private(set) var conditions = FetchConditions()
+    /// Whether to ask GIO for the conditions (not in an embedded daemon).
+    private let followsSystem: Bool
+    private var monitor: SystemConditionsMonitor?
+    /// What the system says now (network, metered, power saver); nil
+    /// while the monitors have not said yet.
+    private var known: FetchConditions?
     private var needsPlanning = true
 
-    init(state: Committer, planner: FetchPlanner, loop: EventLoop, clock: any DaemonClock, logger: Logger) {
+    init(
+        state: Committer, planner: FetchPlanner, loop: EventLoop, clock: any DaemonClock, followsSystem: Bool,
+        logger: Logger
+    ) {
         self.state = state
         self.planner = planner
+        self.loop = loop
         self.clock = clock
         self.timer = DeadlineTimer(loop: loop, clock: clock)
+        self.followsSystem = followsSystem
         self.logger = logger
+        if !followsSystem { known = FetchConditions() }
+    }
+
+    /// What holds scheduled fetches now, as far as known (nothing, before the first reading).
+    var conditions: FetchConditions { known ?? FetchConditions() }
+
+    /// Stops the monitors' thread (at shutdown, or after a failed start-up).
+    func stop() {
+        monitor?.stop()
+        monitor = nil
     }
 
     /// Something that may move a plan changed (an effect of the core).
@@ -30,10 +57,10 @@ final class FetchScheduler {
 
     /// The system's conditions changed: held fetches may start, or due ones wait.
     func conditionsChanged(to conditions: FetchConditions) {
-        guard conditions != self.conditions else { return }
+        guard conditions != known else { return }
         logger.info(
             "fetch conditions: \(conditions.hold.map { "scheduled fetches wait for \($0)" } ?? "nothing holds scheduled fetches")")
-        self.conditions = conditions
+        known = conditions
         needsPlanning = true
     }
 
@@ -42,12 +69,34 @@ final class FetchScheduler {
     func follow() {
         guard needsPlanning else { return }
         needsPlanning = false
-        let now = clock.now()
         let current = state.current
+        if monitor == nil, followsSystem, current.fetches.schedules.values.contains(where: \.wantsFetches) {
+            followSystem()
+        }
+        // Without a reading yet, nothing is armed: the first one plans again.
+        guard let conditions = known else { return }
+        let now = clock.now()
         let due = planner.due(
             in: current.fetches, activations: { current.apps.activations(of: $0).map(\.at) },
             conditions: conditions, now: now)
         timer.follow(due.start.isEmpty ? due.wake : now) { [weak self] in self?.runTurn() }
+    }
+
+    /// Starts GIO's monitors; each reading comes back on the loop. Without
+    /// them, nothing holds fetches (one log line says why).
+    private func followSystem() {
+        let scheduler = LoopBound(WeakReference(self), loop: loop)
+        do {
+            monitor = try SystemConditionsMonitor(logger: logger) { system in
+                let conditions = FetchConditions(
+                    networkAvailable: system.networkAvailable, networkMetered: system.networkMetered,
+                    powerSaver: system.powerSaver)
+                scheduler.execute { $0.value?.conditionsChanged(to: conditions) }
+            }
+        } catch {
+            logger.warning("cannot follow the network and power-saver mode (\(error)); scheduled fetches ignore them")
+            known = FetchConditions()
+        }
     }
 
     /// Starts what is due; the batch commits before the loop sleeps, then

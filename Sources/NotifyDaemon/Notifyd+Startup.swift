@@ -4,27 +4,8 @@ import Logging
 import NotifyCore
 import NotifyDesktop
 
-/// The parts of start-up that talk to the system: the network and
-/// power-saver monitors, the sleep lock, the bus name.
+/// The parts of start-up that talk to the system: the sleep lock, the bus name.
 extension Notifyd {
-    /// Scheduled fetches wait for a network, one that is not metered, and
-    /// the end of power-saver mode: GIO reports each change on its thread,
-    /// and the scheduler hears of it on the loop. Without the monitors,
-    /// nothing holds fetches (one log line says why).
-    func followConditions() {
-        let scheduler = LoopBound(WeakReference(fetchScheduler), loop: loop)
-        do {
-            conditions = try SystemConditionsMonitor(logger: logger) { system in
-                let conditions = FetchConditions(
-                    networkAvailable: system.networkAvailable, networkMetered: system.networkMetered,
-                    powerSaver: system.powerSaver)
-                scheduler.execute { $0.value?.conditionsChanged(to: conditions) }
-            }
-        } catch {
-            logger.warning("cannot follow the network and power-saver mode (\(error)); scheduled fetches ignore them")
-        }
-    }
-
     /// The sleep lock's keeper, reporting on the loop whether it holds the
     /// lock (then `Inhibiting` is announced); nil without a bus for it.
     static func makeInhibitor(

@@ -33,8 +33,6 @@ public final class Notifyd {
     let sessions: SessionService
     let deadlines: DeadlineTimer
     let fetchScheduler: FetchScheduler
-    /// The network and power-saver mode, through GIO (not when embedded).
-    var conditions: SystemConditionsMonitor?
     let tasks: TaskService
     /// The sleep lock for running tasks (none without a bus for it).
     let inhibitor: SleepInhibitor?
@@ -95,7 +93,7 @@ public final class Notifyd {
                 server: serverMonitor, apps: apps, emitter: emitter, loop: loop, clock: clock, logger: logger)
         fetchScheduler = FetchScheduler(
             state: state, planner: FetchPlanner(floor: configuration.fetchMinimum, timeZone: configuration.timeZone),
-            loop: loop, clock: clock, logger: logger)
+            loop: loop, clock: clock, followsSystem: !configuration.embedded, logger: logger)
         inhibitor = Self.makeInhibitor(configuration, loop: loop, status: inhibition, logger: logger)
         effects = EffectRunner(
             emitter: emitter, launcher: launcher, notifications: dispatcher, waiters: waiters,
@@ -122,7 +120,7 @@ public final class Notifyd {
             // As at the end of run(): no thread may post to the loop, and
             // nothing posted may keep it alive.
             callers.stop()
-            conditions?.stop()
+            fetchScheduler.stop()
             inhibitor?.stop()
             loop.discardPostedWork()
             throw error
@@ -155,7 +153,6 @@ public final class Notifyd {
                 DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
             ) { [weak self] message in self?.nameOwnerChanged(message) }
             try serverMonitor.start { [weak self] _ in self?.serverChanged() }
-            if !configuration.embedded { followConditions() }
             try launcher.followDocks(on: connection)
         } catch {
             throw StartupError("cannot set up on the bus: \(error)")
@@ -193,7 +190,7 @@ public final class Notifyd {
         commit()
         if connection.isConnected { connection.flush() }
         dispatcher?.shutDown()
-        conditions?.stop()
+        fetchScheduler.stop()
         inhibitor?.stop()
         // The other threads have ended: what they posted too late would
         // keep the loop, and the state it holds, alive in a cycle.
