@@ -3,11 +3,23 @@ import NotifyCore
 import NotifyDesktop
 
 /// Whether the sleep lock is held, as the ``SleepInhibitor`` last said
-/// (on the loop). Read by `Daemon.Inhibiting`; not announced.
+/// (on the loop). Read by `Daemon.Inhibiting`, and each change announced
+/// with `PropertiesChanged` (a panel can show "sleep held off").
 final class InhibitionStatus {
+    private let emitter: SignalEmitter
     private(set) var held = false
 
-    func set(_ held: Bool) { self.held = held }
+    init(emitter: SignalEmitter) {
+        self.emitter = emitter
+    }
+
+    func set(_ held: Bool) {
+        guard held != self.held else { return }
+        self.held = held
+        emitter.emit(
+            StandardInterfaces.propertiesName, "PropertiesChanged",
+            [.string(NotifydNames.daemonInterface), .vardict(["Inhibiting": .boolean(held)]), .strings([])])
+    }
 }
 
 /// `org.notifyd.Notifyd1.Daemon`: read-only facts about the running daemon.
@@ -69,7 +81,7 @@ final class DaemonService {
                     documentation: "Background tasks running now, over all apps.",
                     get: read { .uint32($0.runningTasks) }),
                 DBusProperty(
-                    "Inhibiting", .boolean, emitsChanged: false,
+                    "Inhibiting", .boolean,
                     documentation: "Whether notifyd holds a systemd-logind sleep lock now (for running tasks).",
                     get: read { .boolean($0.inhibiting) }),
             ])

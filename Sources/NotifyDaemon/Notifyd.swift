@@ -37,7 +37,7 @@ public final class Notifyd {
     /// The sleep lock for running tasks (none without a bus for it).
     let inhibitor: SleepInhibitor?
     /// Whether the lock is held now (Daemon.Inhibiting), set on the loop.
-    let inhibition = InhibitionStatus()
+    let inhibition: InhibitionStatus
     let object: DBusObject
 
     /// Opens the state, connects to the bus, exports the object and takes
@@ -84,6 +84,7 @@ public final class Notifyd {
         }
         let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
         let waiters = SessionWaiters()
+        inhibition = InhibitionStatus(emitter: emitter)
         apps = AppService(
             state: state, callers: callers, clock: clock, ownName: connection.uniqueName ?? NotifydNames.busName)
         dispatcher =

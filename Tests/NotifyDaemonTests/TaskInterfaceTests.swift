@@ -21,7 +21,12 @@ import Testing
         systemBus = try TestBus()
         logind = try FakeLogind(address: systemBus.address)
         let bus = try TestBus()
-        recorder = try SignalRecorder(address: bus.address, rules: [DBusMatchRule(interface: Self.tasks)])
+        recorder = try SignalRecorder(
+            address: bus.address,
+            rules: [
+                DBusMatchRule(interface: Self.tasks),
+                DBusMatchRule(interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"),
+            ])
         let lockBus = systemBus.address
         daemon = try InProcessDaemon(bus: bus) { $0.sleepLockBus = .address(lockBus) }
     }
@@ -45,6 +50,15 @@ import Testing
         return inner
     }
 
+    /// The Daemon properties announced with `PropertiesChanged`, in order,
+    /// once `count` announcements have come.
+    func announced(count: Int) throws -> [DBusValue] {
+        let signals = try #require(recorder.wait(seconds: 10, forCount: count) {
+            $0.member == "PropertiesChanged" && $0.arguments.first == .string("org.notifyd.Notifyd1.Daemon")
+        })
+        return signals.map { $0.arguments.count > 1 ? $0.arguments[1] : .strings([]) }
+    }
+
     func ended(_ id: UInt64) throws -> String {
         let signals = try #require(recorder.wait(seconds: 10, forCount: 1) {
             $0.member == "BackgroundTaskEnded" && $0.arguments.first == .uint64(id)
@@ -60,11 +74,16 @@ import Testing
         #expect(call.why == "org.example.Backup: upload")
         try logind.waitUntilHeld([0])
         try waitUntil("Inhibiting is true") { try property("Inhibiting") == .boolean(true) }
+        #expect(try announced(count: 1) == [.vardict(["Inhibiting": .boolean(true)])])
         #expect(try property("RunningTasks") == .uint32(1))
         _ = try daemon.call(Self.tasks, "EndBackgroundTask", [.uint64(id)])
         #expect(try ended(id) == "ended")
         try logind.waitUntilHeld([])
         try waitUntil("Inhibiting is false") { try property("Inhibiting") == .boolean(false) }
+        #expect(
+            try announced(count: 2) == [
+                .vardict(["Inhibiting": .boolean(true)]), .vardict(["Inhibiting": .boolean(false)]),
+            ])
         #expect(try property("RunningTasks") == .uint32(0))
     }
 
