@@ -17,7 +17,7 @@ final class NotificationDispatcher {
     private let desktop: LazyDesktop
     private let sounds: SoundPlayer
     private let server: NotificationServerMonitor
-    private let apps: AppService
+    private let actions: NotificationActions
     private let emitter: SignalEmitter
     private let loop: EventLoop
     private let clock: any DaemonClock
@@ -26,10 +26,6 @@ final class NotificationDispatcher {
     private var popups: [UInt64: Popup] = [:]
     private var awaitingPost: [NotificationKey: [UInt64]] = [:]
     private var waitingForServer: [AppID: [UInt64]] = [:]
-    /// What each posted notification's actions act on, until the server
-    /// says it is closed (so clicks keep working across a server restart).
-    private var actionTargets: [NotificationKey: ActionTarget] = [:]
-    static let actionTargetsKept = 1_000
     private var nextToken: UInt64 = 1
     /// Progress popups and flood summaries, posted through ``submit(_:)``.
     private(set) lazy var progress = ProgressNotifications(loop: loop, clock: clock) { [weak self] in self?.submit($0) }
@@ -45,7 +41,7 @@ final class NotificationDispatcher {
         self.desktop = LazyDesktop(logger: logger)
         self.sounds = SoundPlayer(logger: logger)
         self.server = server
-        self.apps = apps
+        self.actions = NotificationActions(apps: apps, logger: logger)
         self.emitter = emitter
         self.loop = loop
         self.clock = clock
@@ -132,7 +128,7 @@ final class NotificationDispatcher {
             return
         }
         let request = popup.rendered(for: profile, route: route)
-        if request.withActions { remember(ActionTarget(app: popup.app, path: request.openPath), for: request.key) }
+        if request.withActions { actions.remember(ActionTarget(app: popup.app, path: request.openPath), for: request.key) }
         awaitingPost[request.key, default: []].append(token)
         notifier.post(request)
     }
@@ -196,13 +192,12 @@ final class NotificationDispatcher {
             waitingForServer[popup.app, default: []].insert(token, at: 0)
             if server.server != nil { scheduleRetry() }
         case .actionInvoked(let key, let action, let activationToken):
-            guard let target = actionTargets[key] else { return }
-            clicked(action, on: target, activationToken: activationToken)
+            guard actions.clicked(action, on: key, activationToken: activationToken, notifier: notifier) else { return }
             // Done with: lxqt-notificationd leaves a popup up after its
             // action ran; servers that closed it already ignore this.
             desktop.started?.close(key)
         case .closed(let key, _):
-            actionTargets[key] = nil
+            actions.forget(key)
         }
     }
 
@@ -217,34 +212,6 @@ final class NotificationDispatcher {
         }
         let bound = LoopBound(completion, loop: loop)
         notifier.wakeForFetch(app.rawValue, environment: environment) { route in bound.execute { $0(route) } }
-    }
-
-    /// The default action activates the app (and counts as
-    /// DidBecomeActive); `open` opens the event's file with the user's
-    /// default handler. Both go through GIO, never through a shell.
-    private func clicked(_ action: String, on target: ActionTarget, activationToken: String?) {
-        let logger = self.logger
-        switch action {
-        case "default":
-            apps.activatedByNotifyd(target.app)
-            notifier?.launchApp(target.app.rawValue, activationToken: activationToken) { outcome in
-                if case .failed(let message) = outcome { logger.warning("\(message)") }
-            }
-        case "open":
-            guard let path = target.path else { return }
-            notifier?.openPath(path, activationToken: activationToken) { outcome in
-                if case .failed(let message) = outcome { logger.warning("\(message)") }
-            }
-        default:
-            logger.debug("ignoring the unknown action '\(action)' of a notification of \(target.app)")
-        }
-    }
-
-    private func remember(_ target: ActionTarget, for key: NotificationKey) {
-        if actionTargets.count >= Self.actionTargetsKept, actionTargets[key] == nil {
-            actionTargets.remove(at: actionTargets.startIndex)  // a server that never says "closed"
-        }
-        actionTargets[key] = target
     }
 
     private func takeAwaiting(_ key: NotificationKey) -> UInt64? {
@@ -296,12 +263,6 @@ final class NotificationDispatcher {
             for token in waiting[app] ?? [] { post(token) }
         }
     }
-}
-
-/// What a notification's actions act on.
-struct ActionTarget {
-    let app: AppID
-    let path: String?
 }
 
 /// A reference that does not keep its object alive.
