@@ -93,7 +93,9 @@ private func loopbackAddress(port: UInt16) -> sockaddr_in {
 
 /// A web server on 127.0.0.1 at a port of its own choosing, serving the
 /// files of a directory, with byte ranges (`206 Partial Content`), which
-/// BitTorrent web seeds need: Python's `http.server` with `Range` support.
+/// BitTorrent web seeds need, and an `ETag` for each version of a file
+/// (`304 Not Modified` for `If-None-Match`; none for a URL with `?plain`):
+/// Python's `http.server` with `Range` and `ETag` support.
 public final class LocalHTTPServer {
     public let port: UInt16
     private let process: SpawnedProcess
@@ -103,9 +105,25 @@ public final class LocalHTTPServer {
         import functools, http.server, io, os, re, sys
 
         class Handler(http.server.SimpleHTTPRequestHandler):
+            etag = None
+
+            def end_headers(self):
+                if self.etag:
+                    self.send_header("ETag", self.etag)
+                super().end_headers()
+
             def send_head(self):
                 match = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", "").strip())
                 path = self.translate_path(self.path)
+                # An ETag for each version of a file (none with ?plain), and
+                # 304 when If-None-Match names the current one.
+                if os.path.isfile(path) and "plain" not in self.path.partition("?")[2].split("&"):
+                    status = os.stat(path)
+                    self.etag = f'"{status.st_mtime_ns:x}-{status.st_size:x}"'
+                    if self.etag in [tag.strip() for tag in self.headers.get("If-None-Match", "").split(",")]:
+                        self.send_response(304)
+                        self.end_headers()
+                        return None
                 if not match or not os.path.isfile(path):
                     return super().send_head()
                 size = os.path.getsize(path)

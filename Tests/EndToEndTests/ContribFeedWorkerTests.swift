@@ -117,6 +117,36 @@ import Testing
         #expect(calls == [Self.event(3, session: "feed:8"), ["fetch", "complete", "8", "new-data"]], "\(result.stderr)")
     }
 
+    /// What the server answered each GET of `path` ("200", "304"), in order
+    /// (its request log, written before it sends the body).
+    func answers(to path: String) -> [String] {
+        let log = (try? String(contentsOf: root.appendingPathComponent("http.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: "\"GET /\(path) HTTP/1.1\" ") else { return nil }
+            return String(line[range.upperBound...].prefix(3))
+        }
+    }
+
+    /// A feed whose server gives an ETag is asked for with If-None-Match:
+    /// unchanged, it is answered 304 and counts nothing; changed, it is
+    /// downloaded and its new items counted. One without an ETag is
+    /// downloaded whole every time.
+    @Test func anUnchangedFeedIsAnsweredNotModified() throws {
+        try serve("news.xml", Self.rss(["<item><guid>1</guid></item>"]))
+        try serve("plain.xml", Self.rss(["<item><guid>p1</guid></item>"]))
+        try writeFeeds([server.url("news.xml"), server.url("plain.xml?plain")])
+        #expect(try run(fetch: "20").1 == [["fetch", "complete", "20", "no-data"]])
+        #expect(try run(fetch: "21").1 == [["fetch", "complete", "21", "no-data"]])
+        #expect(answers(to: "news.xml") == ["200", "304"])
+        #expect(answers(to: "plain.xml?plain") == ["200", "200"])
+
+        try serve("news.xml", Self.rss(["<item><guid>1</guid></item>", "<item><guid>2</guid></item>", "<item><guid>3</guid></item>"]))
+        let (result, calls) = try run(fetch: "22")
+        #expect(calls == [Self.event(2, session: "feed:22"), ["fetch", "complete", "22", "new-data"]], "\(result.stderr)")
+        #expect(try run(fetch: "23").1 == [["fetch", "complete", "23", "no-data"]])
+        #expect(answers(to: "news.xml") == ["200", "304", "200", "304"], "the new version's ETag is kept")
+    }
+
     @Test func anUnreachableFeedFailsTheFetch() throws {
         // A port nothing listens on, and a file the server does not have.
         try writeFeeds(["http://127.0.0.1:\(try freeLoopbackPort())/feed.xml", server.url("missing.xml")])
