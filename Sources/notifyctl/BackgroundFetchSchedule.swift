@@ -40,11 +40,16 @@ struct FetchScheduleSummary {
         waitingFor = string("waiting-for")
     }
 
-    /// "never", "15 min", "minimum (15 min)", "2 h".
+    /// "never", "15 min", "minimum (15 min)", "2 h"; "15 min (asked 1 min)"
+    /// when notifyd raised what the app asked for to its floor.
     var intervalText: String {
         guard interval > 0 else { return "never" }
         let text = Self.duration(seconds: Int64(interval))
-        return requestedInterval == 1 ? "minimum (\(text))" : text
+        switch requestedInterval {
+        case 1: return "minimum (\(text))"
+        case 0, interval: return text
+        default: return "\(text) (asked \(Self.duration(seconds: Int64(requestedInterval))))"
+        }
     }
 
     static func duration(seconds: Int64) -> String {

@@ -54,7 +54,7 @@ import Testing
 
     @Test(arguments: [
         (0, 0, "never"), (0, 1, "never"), (900, 900, "15 min"), (900, 1, "minimum (15 min)"),
-        (900, 60, "15 min"), (60, 1, "minimum (1 min)"), (3600, 3600, "1 h"), (5400, 5400, "90 min"),
+        (900, 60, "15 min (asked 1 min)"), (900, 0, "15 min"), (60, 1, "minimum (1 min)"), (3600, 3600, "1 h"), (5400, 5400, "90 min"),
         (90, 90, "90 s"), (86_400, 86_400, "1 d"), (604_800, 604_800, "7 d"), (7200, 1, "minimum (2 h)"),
     ] as [(UInt32, UInt32, String)])
     func intervalsReadAsDurations(_ interval: UInt32, _ requested: UInt32, _ text: String) throws {
