@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import NotifyStore
 import Testing
@@ -14,6 +15,22 @@ struct StateDirectoryLockTests {
             #expect(error?.message.contains(root) == true)
             #expect(error?.message.contains("(pid \(getpid()))") == true)
             withExtendedLifetime(first) {}
+        }
+    }
+
+    /// As a child forked while a store held the lock holds it until it
+    /// execs: a holder that lets go within the patience is waited for.
+    @Test("a lock let go a moment later is taken")
+    func heldForAMoment() throws {
+        try withTemporaryDirectory { root in
+            let other = open("\(root)/\(StateStore.lockFileName)", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            try #require(other >= 0 && flock(other, LOCK_EX | LOCK_NB) == 0)
+            let start = DispatchTime.now()
+            DispatchQueue.global().asyncAfter(deadline: start + 0.3) { close(other) }
+            let store = try StateStore(directory: root)
+            let waited = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+            #expect(waited >= 0.29, "the lock was held until then")
+            #expect(try store.loadBadges() == [:])
         }
     }
 
