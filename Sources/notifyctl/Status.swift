@@ -5,7 +5,7 @@ import NotifyCore
 /// `notifyctl status`: whether notifyd runs, and its Daemon properties.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show notifyd's version, notification server, pending handlers and badges.",
+        abstract: "Show notifyd's version, notification server, pending handlers, badges and background tasks.",
         discussion: """
             Reads the properties of org.notifyd.Notifyd1.Daemon, the owner of the bus name and the \
             number of apps with a badge. Starts notifyd by D-Bus activation when it is installed and \
@@ -32,6 +32,8 @@ struct Status: ParsableCommand {
         var serverCapabilities: [String]?
         var pendingHandlers: UInt32?
         var stateDirectory: String?
+        var runningTasks: UInt32?
+        var inhibiting: Bool?
         var owner: String?
         var processID: UInt32?
         var badgedApps: Int
@@ -48,6 +50,8 @@ struct Status: ParsableCommand {
             serverCapabilities = read("ServerCapabilities")
             pendingHandlers = read("PendingHandlers")
             stateDirectory = read("StateDirectory")
+            runningTasks = read("RunningTasks")
+            inhibiting = read("Inhibiting")
             owner = try client.owner()
             processID = owner.flatMap { client.processID(of: $0) }
             badgedApps = try client.call(
@@ -70,6 +74,8 @@ struct Status: ParsableCommand {
                 "Server capabilities:  \(capabilities)",
                 "Pending handlers:     \(pendingHandlers.map(String.init) ?? "unknown")",
                 "Badged apps:          \(badgedApps)",
+                "Background tasks:     \(runningTasks.map(String.init) ?? "unknown")",
+                "Sleep held off:       \(inhibiting.map { $0 ? "yes (a systemd-logind lock)" : "no" } ?? "unknown")",
                 "State directory:      \(show(stateDirectory))",
             ]
         }
@@ -86,6 +92,8 @@ struct Status: ParsableCommand {
                 ("server_capabilities", optional(serverCapabilities, JSON.strings)),
                 ("pending_handlers", optional(pendingHandlers) { .uint(UInt64($0)) }),
                 ("badged_apps", .int(Int64(badgedApps))),
+                ("running_tasks", optional(runningTasks) { .uint(UInt64($0)) }),
+                ("inhibiting", optional(inhibiting, JSON.bool)),
                 ("state_directory", optional(stateDirectory, JSON.string)),
             ])
         }

@@ -37,6 +37,8 @@ import NotifyTesting
         #expect(object?["state_directory"] as? String == fixture.daemon.stateDirectory.path)
         #expect(object?["pending_handlers"] as? Int == 0)
         #expect(object?["badged_apps"] as? Int == 1)
+        #expect(object?["running_tasks"] as? Int == 0)
+        #expect(object?["inhibiting"] as? Bool == false)
     }
 
     @Test func statusInText() throws {
@@ -44,6 +46,8 @@ import NotifyTesting
         #expect(result.status == 0)
         #expect(result.stdout.contains("0.1.0"))
         #expect(result.stdout.contains(fixture.daemon.stateDirectory.path))
+        #expect(result.stdout.contains("Background tasks:     0\n"))
+        #expect(result.stdout.contains("Sleep held off:       no\n"))
     }
 
     @Test func daemonErrorsExitOneWithTheDaemonsMessage() throws {

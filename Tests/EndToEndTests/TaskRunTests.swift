@@ -85,6 +85,13 @@ import Testing
         let line = try #require(listed.stdout.split(separator: "\n").first { $0.contains("notifyd") }, "\(listed.stdout)")
         #expect(line.contains("org.example.Sync: push"))
         #expect(line.contains("sleep") && line.contains("block"))
+        // notifyctl status says so too (Inhibiting follows logind's answer).
+        var status = ""
+        try waitUntil("notifyctl status says sleep is held off", seconds: 10) {
+            status = try fixture.notifyctl("status").stdout
+            return status.contains("Sleep held off:       yes (a systemd-logind lock)\n")
+        }
+        #expect(status.contains("Background tasks:     1\n"), "\(status)")
     }
 
     @Test func aMissingCommandIs127AndEndsTheTask() throws {
