@@ -16,7 +16,7 @@ extension SessionBook {
             deadlines = Heap(entries.values.flatMap { $0.pending.values.map(DeadlineEntry.init) })
         }
         while let first = deadlines.min, entries[first.session]?.pending[first.id] == nil {
-            deadlines.popMin()
+            _ = deadlines.popMin()
         }
     }
 

@@ -177,7 +177,7 @@ public struct SessionBook: Sendable {
     ) -> [InvokedHandler] {
         var invoked: [InvokedHandler] = []
         while invoked.count < limit, let next = deadlines.min, next.deadline <= now {
-            deadlines.popMin()
+            _ = deadlines.popMin()
             guard let handler = entries[next.session]?.pending.removeValue(forKey: next.id) else { continue }
             entries[next.session]!.record.lastResult = .expired
             removePendingCount(of: handler.app)

@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 import Synchronization
 
 /// An `org.freedesktop.Notifications` server on a private bus that counts

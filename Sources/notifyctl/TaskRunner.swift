@@ -60,10 +60,15 @@ final class TaskRunner {
                 NotifydNames.tasksInterface, "BeginBackgroundTask", [.string(app), .string(name)])
             guard case .uint64(let id)? = reply.first else { throw NotifyctlError(.daemon, "notifyd answered \(reply)") }
             let connection = client.connection
-            try? connection.attach(to: loop)
-            try? connection.subscribe(
-                DBusMatchRule(sender: NotifydNames.busName, interface: NotifydNames.tasksInterface)
-            ) { [unowned self] message in taskSignal(message) }
+            do {
+                try connection.attach(to: loop)
+                try connection.subscribe(
+                    DBusMatchRule(sender: NotifydNames.busName, interface: NotifydNames.tasksInterface)
+                ) { [unowned self] message in taskSignal(message) }
+            } catch {
+                Output.error(
+                    "warning: cannot follow the background task (\(error)); \(command[0]) gets no SIGTERM when it expires")
+            }
             self.client = client
             taskID = id
         } catch let error as NotifyctlError {

@@ -125,7 +125,7 @@ final class FloodWorker {
         do {
             let message = try testCase.message(notifydUniqueName: settings.notifydUniqueName)
             tally.sent(testCase)
-            nonisolated(unsafe) let call = message
+            let call = message
             let thread = try PosixThread {
                 let result: Result<DBusMessage, DBusError>
                 do throws(DBusError) {
