@@ -38,7 +38,8 @@ let strictSettings: [SwiftSetting] = [
 /// 2.38, as in Debian 12) where the C library has them: the ~39,000 relative
 /// relocations of the static Swift runtime and notifyd's metadata shrink
 /// from 0.9 MB, read at every start, to 8 KB, and an idle notifyd keeps
-/// 0.8 MB less resident (docs/PERFORMANCE.md). Elsewhere: the default linker.
+/// about 0.5 MB less resident (docs/PERFORMANCE.md). Elsewhere: the default
+/// linker.
 let releaseLinking: [LinkerSetting] = {
     #if canImport(Glibc)
     var buffer = [CChar](repeating: 0, count: 64)
