@@ -84,7 +84,7 @@ import NotifyTesting
         let directory = try makeTemporaryDirectory(prefix: "notifyctl-monitor")
         defer { try? FileManager.default.removeItem(at: directory) }
         let outputURL = directory.appendingPathComponent("stdout")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: outputURL.path, contents: nil))
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         func printedMembers() -> [String] {
             let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
