@@ -14,16 +14,18 @@ public final class DBusObject {
     public let path: String
     /// The object's own interfaces, in declaration order.
     public private(set) var interfaces: [DBusInterface]
-    /// How `Properties.Get` and `GetAll` answer: at once by default; an
-    /// owner that commits state in groups answers them after its commit,
-    /// like its own methods.
-    public let answerPropertyRead: ((DBusMethodCall, [DBusValue]) -> DBusMethodResult)?
+    /// How `Properties.Get` and `GetAll` are answered: given the call and
+    /// the read of its values, the owner decides when to read and answer
+    /// (at once by default). One that queues a sender's calls, or commits
+    /// state in groups, treats reads like its own methods, so a read sees
+    /// what the sender's earlier calls did.
+    public let answerPropertyRead: ((DBusMethodCall, _ read: @escaping () throws -> [DBusValue]) throws -> DBusMethodResult)?
 
     /// Creates an object; interface names must be unique. Property reads
     /// are answered through `answerPropertyRead` when given (else at once).
     public init(
         path: String, interfaces: [DBusInterface],
-        answerPropertyRead: ((DBusMethodCall, [DBusValue]) -> DBusMethodResult)? = nil
+        answerPropertyRead: ((DBusMethodCall, _ read: @escaping () throws -> [DBusValue]) throws -> DBusMethodResult)? = nil
     ) {
         self.path = path
         self.interfaces = interfaces
@@ -110,7 +112,7 @@ public final class DBusObject {
         case "Get":
             answer(message, on: connection, signature: "ss") { call in
                 let property = try self.property(call.argument(0), call.argument(1))
-                return self.answerRead(call, [.variant(try property.get())])
+                return try self.answerRead(call) { [.variant(try property.get())] }
             }
         case "GetAll":
             answer(message, on: connection, signature: "s") { call in
@@ -122,9 +124,11 @@ public final class DBusObject {
                     }
                     return .reply([.vardict([:])])
                 }
-                var values: [String: DBusValue] = [:]
-                for property in interface.properties { values[property.name] = try property.get() }
-                return self.answerRead(call, [.vardict(values)])
+                return try self.answerRead(call) {
+                    var values: [String: DBusValue] = [:]
+                    for property in interface.properties { values[property.name] = try property.get() }
+                    return [.vardict(values)]
+                }
             }
         case "Set":
             answer(message, on: connection, signature: "ssv") { call in
@@ -136,8 +140,11 @@ public final class DBusObject {
         }
     }
 
-    private func answerRead(_ call: DBusMethodCall, _ values: [DBusValue]) -> DBusMethodResult {
-        answerPropertyRead?(call, values) ?? .reply(values)
+    private func answerRead(
+        _ call: DBusMethodCall, _ read: @escaping () throws -> [DBusValue]
+    ) throws -> DBusMethodResult {
+        guard let answerPropertyRead else { return .reply(try read()) }
+        return try answerPropertyRead(call, read)
     }
 
     private func property(_ interfaceName: String, _ name: String) throws(DBusError) -> DBusProperty {

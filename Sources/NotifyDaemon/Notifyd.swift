@@ -113,8 +113,11 @@ public final class Notifyd {
         ]
         object = DBusObject(
             path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) },
-            // Property reads (PendingHandlers) wait for the batch in progress, as replies do.
-            answerPropertyRead: { [state] call, values in state.respond(call, values) })
+            // Property reads (PendingHandlers) keep their place behind the
+            // sender's calls and wait for the batch in progress, as replies do.
+            answerPropertyRead: { [state, callers] call, read in
+                try callers.admit(call) { call in state.respond(call, try read()) }
+            })
         do {
             try start()
         } catch {
