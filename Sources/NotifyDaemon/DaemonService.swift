@@ -62,7 +62,8 @@ final class DaemonService {
                     get: read { _ in .string(NotifydNames.version) }),
                 DBusProperty(
                     "NotificationServer", .string,
-                    documentation: "Name and version of the notification server; empty when there is none.",
+                    documentation:
+                        "Name and version of the notification server; empty when none runs (one that D-Bus starts on demand is started by the first popup).",
                     get: read { .string($0.notificationServer) }),
                 DBusProperty(
                     "ServerCapabilities", .array(.string),

@@ -93,7 +93,7 @@ final class NotificationDispatcher {
     }
 
     /// Posts a popup now, or keeps it (the newest 100 per app) until a
-    /// notification server appears.
+    /// notification server appears; one that D-Bus can start is started.
     private func submit(_ popup: Popup) {
         let token = nextToken
         nextToken += 1
@@ -103,6 +103,7 @@ final class NotificationDispatcher {
             queue.append(token)
             if queue.count > Self.queuedPerApp { popups[queue.removeFirst()] = nil }
             waitingForServer[popup.app] = queue
+            server.startOnDemand()
             return
         }
         post(token)
@@ -190,7 +191,7 @@ final class NotificationDispatcher {
                 return
             }
             waitingForServer[popup.app, default: []].insert(token, at: 0)
-            if server.server != nil { scheduleRetry() }
+            if server.server != nil { scheduleRetry() } else { server.startOnDemand() }
         case .actionInvoked(let key, let action, let activationToken):
             guard actions.clicked(action, on: key, activationToken: activationToken, notifier: notifier) else { return }
             // Done with: lxqt-notificationd leaves a popup up after its
@@ -254,9 +255,13 @@ final class NotificationDispatcher {
         }
     }
 
-    /// A notification server appeared (or changed): post what waited.
+    /// A notification server appeared (or changed): post what waited. One
+    /// that left with popups still waiting is started again on demand.
     func serverChanged() {
-        guard server.server != nil else { return }
+        guard server.server != nil else {
+            if !waitingForServer.isEmpty { server.startOnDemand() }
+            return
+        }
         let waiting = waitingForServer
         waitingForServer.removeAll()
         for app in waiting.keys.sorted() {

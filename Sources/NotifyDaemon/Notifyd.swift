@@ -76,7 +76,7 @@ public final class Notifyd {
         }
         launcher = LauncherEntryPublisher(
             bus: configuration.bus, loop: loop, logger: logger, connectionLimit: configuration.launcherEntryLimit)
-        serverMonitor = NotificationServerMonitor(connection: connection, logger: logger)
+        serverMonitor = NotificationServerMonitor(connection: connection, loop: loop, logger: logger)
         do {
             callers = try CallerCheck(bus: configuration.bus, loop: loop, logger: logger)
         } catch {

@@ -4,7 +4,12 @@ public import NotifyCore
 
 /// Follows the desktop notification server (`org.freedesktop.Notifications`):
 /// its name and capabilities, read when it appears and again whenever the
-/// name changes owner. Queries never start a server by activation.
+/// name changes owner; and, when none runs, starts one that D-Bus can
+/// activate (``startOnDemand()``), as libnotify's own clients do by posting.
+///
+/// A server that has just taken the name may not answer yet (GNOME Shell's
+/// notification helper owns the name a moment before it exports its
+/// object): a failed query is asked again, never taken to mean "no server".
 public final class NotificationServerMonitor {
     /// What is known of the running server.
     public struct Server: Hashable, Sendable {
@@ -28,19 +33,31 @@ public final class NotificationServerMonitor {
 
     public static let busName = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
+    /// How often, and after how long, a query that failed is asked again:
+    /// 0.1 s doubling to 3.2 s, about 6 s in all. A server still silent by
+    /// then is taken as it is (named "unknown", no capabilities), since it
+    /// owns the name: its popups are posted and their failures logged.
+    static let queryRetryDelays: [UInt64] = [100, 200, 400, 800, 1_600, 3_200].map { $0 * 1_000_000 }
 
     /// Weak: the connection's exported object owns services that hold
     /// this monitor.
-    private weak var connection: DBusConnection?
-    private let logger: Logger
-    private var generation = 0
+    weak var connection: DBusConnection?
+    let loop: EventLoop
+    let logger: Logger
+    /// Counts owner changes: an answer about an earlier owner is dropped.
+    var generation = 0
+    /// The name's owner now, whether or not it has answered yet.
+    var owner: String?
     /// The running server, nil when there is none (or it is being asked).
     public private(set) var server: Server?
     /// Called on the loop thread whenever ``server`` changes.
     private var onChange: ((Server?) -> Void)?
+    /// Where starting a server on demand stands (see ``startOnDemand()``).
+    var activation = Activation.idle
 
-    public init(connection: DBusConnection, logger: Logger) {
+    public init(connection: DBusConnection, loop: EventLoop, logger: Logger) {
         self.connection = connection
+        self.loop = loop
         self.logger = logger
     }
 
@@ -54,6 +71,7 @@ public final class NotificationServerMonitor {
 
     private func ownerChanged(_ owner: String?) {
         generation += 1
+        self.owner = owner
         let current = generation
         if server != nil {
             server = nil
@@ -63,11 +81,11 @@ public final class NotificationServerMonitor {
             logger.info("no notification server on the bus")
             return
         }
-        query("GetServerInformation", owner: owner) { [weak self] information in
-            self?.query("GetCapabilities", owner: owner) { capabilities in
+        query("GetServerInformation", owner: owner, generation: current) { [weak self] information in
+            self?.query("GetCapabilities", owner: owner, generation: current) { capabilities in
                 guard let self, self.generation == current else { return }
-                let list = (try? [String](dbusValue: capabilities.first ?? .strings([]))) ?? []
-                let profile = Self.profile(information, capabilities: list)
+                let list = capabilities.flatMap { try? [String](dbusValue: $0.first ?? .strings([])) } ?? []
+                let profile = Self.profile(information ?? [], capabilities: list)
                 self.server = Server(profile: profile, capabilities: list, owner: owner)
                 self.logger.info(
                     "notification server \(profile.description) (\(profile.vendor)) with capabilities \(list.joined(separator: ", ")); sounds: \(profile.sound), progress bars: \(profile.drawsProgress)")
@@ -87,19 +105,38 @@ public final class NotificationServerMonitor {
             name: field(0).isEmpty ? "unknown" : field(0), vendor: field(1), version: field(2), capabilities: capabilities)
     }
 
-    private func query(_ member: String, owner: String, _ done: @escaping ([DBusValue]) -> Void) {
+    /// Asks the owner `member`; `done` gets its reply's arguments, or nil
+    /// once every retry failed. Nothing is called once the owner changed.
+    private func query(
+        _ member: String, owner: String, generation: Int, attempt: Int = 0, _ done: @escaping ([DBusValue]?) -> Void
+    ) {
+        guard self.generation == generation else { return }
+        let failed = { [weak self] (error: DBusError) in
+            guard let self, self.generation == generation else { return }
+            guard attempt < Self.queryRetryDelays.count else {
+                self.logger.warning(
+                    "the notification server \(owner) did not answer \(member) after \(attempt + 1) tries (\(error)): taken as it is")
+                done(nil)
+                return
+            }
+            self.logger.debug("the notification server did not answer \(member) yet (\(error)); asking again")
+            self.loop.scheduleTimer(afterNanoseconds: Self.queryRetryDelays[attempt]) { [weak self] in
+                self?.query(member, owner: owner, generation: generation, attempt: attempt + 1, done)
+            }
+        }
         do {
             let message = try DBusMessage.methodCall(
                 destination: owner, path: Self.path, interface: Self.busName, member: member)
             message.setAutoStart(false)
-            try connection?.callAsync(message, timeoutMilliseconds: 5_000) { [logger] result in
+            guard let connection else { return }
+            try connection.callAsync(message, timeoutMilliseconds: 5_000) { result in
                 switch result {
                 case .success(let reply): done((try? reply.arguments()) ?? [])
-                case .failure(let error): logger.warning("notification server did not answer \(member): \(error)")
+                case .failure(let error): failed(error)
                 }
             }
         } catch {
-            logger.warning("cannot ask the notification server: \(error)")
+            failed(error)
         }
     }
 }

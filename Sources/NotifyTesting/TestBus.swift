@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 @_exported import NotifyTestingCore
 
@@ -68,6 +69,33 @@ public final class TestBus: @unchecked Sendable {
         let text = "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n"
         try text.write(
             to: serviceDirectory.appendingPathComponent("\(name).service"), atomically: true, encoding: .utf8)
+    }
+}
+
+extension TestBus {
+    /// Installs a real package's D-Bus activation file (e.g. dunst's
+    /// `/usr/share/dbus-1/services/org.knopwob.dunst.service`) on this bus,
+    /// as a desktop has it: the server is then started on demand.
+    public func installActivationFile(from path: String) throws {
+        let source = URL(fileURLWithPath: path)
+        try FileManager.default.copyItem(
+            at: source, to: serviceDirectory.appendingPathComponent(source.lastPathComponent))
+    }
+
+    /// What a desktop session does at login (`dbus-update-activation-environment`):
+    /// services the bus starts from now on get these variables (`DISPLAY`).
+    public func updateActivationEnvironment(_ variables: [String: String]) throws {
+        let connection = try DBusConnection.connect(to: .address(address))
+        _ = try connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "UpdateActivationEnvironment",
+            [
+                .dictionary(
+                    key: .string, value: .string,
+                    variables.sorted { $0.key < $1.key }.map {
+                        DBusDictionaryEntry(key: .string($0.key), value: .string($0.value))
+                    })
+            ])
     }
 }
 

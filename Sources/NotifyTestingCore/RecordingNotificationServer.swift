@@ -33,11 +33,16 @@ public final class RecordingNotificationServer: Sendable {
 
     /// Connects to the bus at `address` and takes the server's name.
     ///
-    /// - Parameter recordsCalls: whether every call is kept (its arguments
-    ///   decoded); when false, only ``counts`` are.
+    /// - Parameters:
+    ///   - recordsCalls: whether every call is kept (its arguments
+    ///     decoded); when false, only ``counts`` are.
+    ///   - exportsLate: take the name first and export the object this
+    ///     many seconds later, as GNOME Shell's notification helper does
+    ///     (calls in between are answered `UnknownMethod`: no such object).
     public init(
         address: String, capabilities: [String] = ["actions", "body", "body-markup", "persistence", "sound"],
-        name: String = "recorder", vendor: String = "notifyd tests", recordsCalls: Bool = true
+        name: String = "recorder", vendor: String = "notifyd tests", recordsCalls: Bool = true,
+        exportsLate: Double? = nil
     ) throws {
         self.name = name
         self.vendor = vendor
@@ -48,7 +53,14 @@ public final class RecordingNotificationServer: Sendable {
         try thread.sync {
             let connection = try DBusConnection.connect(to: .address(address))
             try connection.attach(to: self.thread.loop)
-            try connection.export(DBusObject(path: Self.path, interfaces: [interface]))
+            let object = DBusObject(path: Self.path, interfaces: [interface])
+            if let exportsLate {
+                self.thread.loop.scheduleTimer(afterNanoseconds: UInt64(exportsLate * 1e9)) {
+                    try? connection.export(object)
+                }
+            } else {
+                try connection.export(object)
+            }
             guard try connection.requestName(Self.busName) == .primaryOwner else {
                 throw TestFailure("\(Self.busName) is already taken on \(address)")
             }
