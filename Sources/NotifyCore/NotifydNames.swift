@@ -1,7 +1,7 @@
 /// The fixed names of notifyd's D-Bus contract (SPEC "Names").
 public enum NotifydNames {
     /// This build's version.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
     public static let busName = "org.notifyd.Notifyd1"
     public static let objectPath = "/org/notifyd/Notifyd1"
     public static let badgesInterface = "org.notifyd.Notifyd1.Badges"

@@ -31,6 +31,17 @@ public enum Executables {
         }
         return url
     }
+
+    /// The release's version, from the top entry of `debian/changelog`
+    /// (`notifyd (0.2.0) unstable; ...`): what the executables must report.
+    public static func releaseVersion() throws -> String {
+        let changelog = try String(
+            contentsOf: repositoryRoot().appendingPathComponent("debian/changelog"), encoding: .utf8)
+        guard let open = changelog.firstIndex(of: "("), let close = changelog.firstIndex(of: ")"), open < close else {
+            throw TestFailure("debian/changelog has no version on its first line")
+        }
+        return String(changelog[changelog.index(after: open)..<close])
+    }
 }
 
 /// The environment for a child the tests start (notifyd, notifyctl,

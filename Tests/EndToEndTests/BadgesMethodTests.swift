@@ -85,7 +85,7 @@ import NotifyTesting
     }
 
     @Test func daemonProperties() throws {
-        #expect(try fixture.property("Version") == .string("0.1.0"))
+        #expect(try fixture.property("Version") == .string(try Executables.releaseVersion()))
         #expect(try fixture.property("StateDirectory") == .string(fixture.daemon.stateDirectory.path))
         #expect(try fixture.property("PendingHandlers") == .uint32(0))
         #expect(try fixture.property("NotificationServer") == .string(""))

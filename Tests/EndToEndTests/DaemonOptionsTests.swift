@@ -28,7 +28,7 @@ import NotifyTesting
     @Test func theExecutableAnswersHelpVersionAndBadUsage() throws {
         let help = try runProcess(Executables.notifyd, ["--help"])
         #expect(help.status == 0 && help.stdout.contains("--state-dir") && help.stdout.contains("EXAMPLES"))
-        #expect(try runProcess(Executables.notifyd, ["--version"]).stdout == "notifyd 0.1.0\n")
+        #expect(try runProcess(Executables.notifyd, ["--version"]).stdout == "notifyd \(try Executables.releaseVersion())\n")
         let bad = try runProcess(Executables.notifyd, ["--frobnicate"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("Unknown option '--frobnicate'"))

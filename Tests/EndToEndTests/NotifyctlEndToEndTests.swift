@@ -33,7 +33,7 @@ import NotifyTesting
         let status = try fixture.notifyctl("status", "--json")
         #expect(status.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
-        #expect(object?["version"] as? String == "0.1.0")
+        #expect(object?["version"] as? String == (try Executables.releaseVersion()))
         #expect(object?["state_directory"] as? String == fixture.daemon.stateDirectory.path)
         #expect(object?["pending_handlers"] as? Int == 0)
         #expect(object?["badged_apps"] as? Int == 1)
@@ -44,7 +44,7 @@ import NotifyTesting
     @Test func statusInText() throws {
         let result = try fixture.notifyctl("status")
         #expect(result.status == 0)
-        #expect(result.stdout.contains("0.1.0"))
+        #expect(result.stdout.contains(try Executables.releaseVersion()))
         #expect(result.stdout.contains(fixture.daemon.stateDirectory.path))
         #expect(result.stdout.contains("Background tasks:     0\n"))
         #expect(result.stdout.contains("Sleep held off:       no\n"))
