@@ -10,6 +10,9 @@ NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound
 # imagemagick for screenshots; and the download tools the hooks serve.
 NOTIFYD_DESKTOP_PACKAGES=(xfce4-notifyd notification-daemon mate-notification-daemon lxqt-notificationd notify-osd xcompmgr x11-utils plank imagemagick xdotool adwaita-icon-theme fonts-dejavu-core)
 NOTIFYD_TOOL_PACKAGES=(transmission-daemon transmission-cli yt-dlp)
+# Building the Debian package (scripts/package) and testing it in a clean
+# Debian root (scripts/test-package).
+NOTIFYD_PACKAGE_PACKAGES=(debhelper dpkg-dev lintian libglib2.0-dev mmdebstrap)
 
 notifyd_install_missing() {
     local missing=() package
