@@ -33,24 +33,60 @@ extension NotificationServerMonitor {
     /// or within ``activationPatience`` of a refusal. The server, once it
     /// has the name, arrives as any other (through the owner change).
     public func startOnDemand() {
-        guard owner == nil, let connection else { return }
+        guard owner == nil, connection != nil else { return }
         switch activation {
         case .starting: return
         case .refused(let at) where EventLoop.now() &- at < Self.activationPatience: return
         case .idle, .refused: break
         }
         activation = .starting
-        do {
+        // The bus's own limit (service_start_timeout, 25 s by default, 120 s
+        // in session.conf) ends a start first.
+        callBus("StartServiceByName", [.string(Self.busName), .uint32(0)], timeout: 130_000) { [weak self] result in
+            guard let self else { return }
+            guard case .failure(let error) = result, error.name == DBusError.Name.serviceUnknown else {
+                self.activationAnswered(result)
+                return
+            }
+            self.startGnomeShellHelper(else: error)
+        }
+    }
+
+    /// GNOME Shell 43 serves notifications through a helper that only its
+    /// own name starts (`org.gnome.Shell.Notifications`, no activation file
+    /// for `org.freedesktop.Notifications`): the shell starts it at login,
+    /// and after a crash nothing does. While GNOME Shell runs, notifyd
+    /// starts it; elsewhere the helper (installed with gnome-shell) would
+    /// have no shell to show anything, and is left alone.
+    private func startGnomeShellHelper(else refusal: DBusError) {
+        callBus("NameHasOwner", [.string(Self.gnomeShell)], timeout: 5_000) { [weak self] result in
+            guard let self else { return }
+            guard case .success(let reply) = result, (try? reply.arguments().decode(0, as: Bool.self)) == true else {
+                self.activationAnswered(.failure(refusal))
+                return
+            }
+            self.callBus("StartServiceByName", [.string(Self.gnomeShellHelper), .uint32(0)], timeout: 130_000) {
+                [weak self] result in self?.activationAnswered(result)
+            }
+        }
+    }
+
+    static let gnomeShell = "org.gnome.Shell"
+    static let gnomeShellHelper = "org.gnome.Shell.Notifications"
+
+    /// Calls a method of the bus itself, asynchronously.
+    private func callBus(
+        _ member: String, _ arguments: [DBusValue], timeout: Int32,
+        _ done: @escaping (Result<DBusMessage, DBusError>) -> Void
+    ) {
+        do throws(DBusError) {
+            guard let connection else { throw DBusError(DBusError.Name.disconnected, "the connection is gone") }
             let message = try DBusMessage.methodCall(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "StartServiceByName", arguments: [.string(Self.busName), .uint32(0)])
-            // The bus's own limit (service_start_timeout, 25 s by default,
-            // 120 s in session.conf) ends the start first.
-            try connection.callAsync(message, timeoutMilliseconds: 130_000) { [weak self] result in
-                self?.activationAnswered(result)
-            }
+                member: member, arguments: arguments)
+            try connection.callAsync(message, timeoutMilliseconds: timeout, completion: done)
         } catch {
-            activationAnswered(.failure(error))
+            done(.failure(error))
         }
     }
 
