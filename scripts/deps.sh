@@ -6,9 +6,12 @@ NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-d
 NOTIFYD_RUN_PACKAGES=(dbus-daemon dbus-bin libnotify-bin)
 NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info python3-dbus xdg-dbus-proxy faketime iproute2 python3-gi libglib2.0-bin)
 # The desktops notifyd is checked on (Tests/DesktopTests, docs/DESKTOPS.md):
-# six notification servers, a compositor for notify-osd, a dock, and
-# imagemagick for screenshots; and the download tools the hooks serve.
-NOTIFYD_DESKTOP_PACKAGES=(xfce4-notifyd notification-daemon mate-notification-daemon lxqt-notificationd notify-osd xcompmgr x11-utils plank imagemagick xdotool adwaita-icon-theme fonts-dejavu-core)
+# six notification servers, a compositor for notify-osd, a dock, GNOME Shell
+# with Dash to Dock (gjs runs its notification helper: only a Recommends of
+# gnome-shell), and imagemagick for screenshots; and the download tools the
+# hooks serve.
+NOTIFYD_DESKTOP_PACKAGES=(xfce4-notifyd notification-daemon mate-notification-daemon lxqt-notificationd notify-osd xcompmgr x11-utils plank imagemagick xdotool adwaita-icon-theme fonts-dejavu-core
+    gnome-shell gjs gnome-shell-extension-dashtodock)
 NOTIFYD_TOOL_PACKAGES=(transmission-daemon transmission-cli yt-dlp)
 # Building the Debian package (scripts/package) and testing it in a clean
 # Debian root (scripts/test-package).

@@ -58,8 +58,9 @@ public final class FakeDBusActivatableApp: @unchecked Sendable {
     /// The desktop file of such an app (`APP_ID.desktop`): GIO activates it
     /// over D-Bus and never runs its `Exec`. `mimeTypes` makes it a
     /// candidate handler of those types (`mimeapps.list` makes it the default).
-    public static func desktopEntry(name: String = "Fake App", mimeTypes: [String] = []) -> String {
+    public static func desktopEntry(name: String = "Fake App", mimeTypes: [String] = [], icon: String? = nil) -> String {
         var text = "[Desktop Entry]\nType=Application\nName=\(name)\nExec=/bin/false %U\n"
+        if let icon { text += "Icon=\(icon)\n" }
         text += "DBusActivatable=true\nStartupNotify=true\n"
         if !mimeTypes.isEmpty { text += "MimeType=\(mimeTypes.joined(separator: ";"));\n" }
         return text
@@ -68,8 +69,10 @@ public final class FakeDBusActivatableApp: @unchecked Sendable {
     /// Writes ``desktopEntry(name:mimeTypes:)`` as `APP_ID.desktop` into
     /// `applications` (a `…/applications` directory of `XDG_DATA_DIRS`,
     /// written before the process under test first uses GIO).
-    public func writeDesktopFile(into applications: URL, name: String = "Fake App", mimeTypes: [String] = []) throws {
-        try Self.desktopEntry(name: name, mimeTypes: mimeTypes)
+    public func writeDesktopFile(
+        into applications: URL, name: String = "Fake App", mimeTypes: [String] = [], icon: String? = nil
+    ) throws {
+        try Self.desktopEntry(name: name, mimeTypes: mimeTypes, icon: icon)
             .write(to: applications.appendingPathComponent("\(appID).desktop"), atomically: true, encoding: .utf8)
     }
 

@@ -25,7 +25,7 @@ public struct NotificationServerCommand: Sendable, Hashable {
 /// XDG directories and an in-memory GSettings backend, so that nothing of
 /// the user's desktop leaks in or out. It can be stopped and started
 /// again on the same display (a server that restarts).
-public final class NotificationServerSession: @unchecked Sendable {
+public final class NotificationServerSession: NotificationServerHost, @unchecked Sendable {
     public static let busName = "org.freedesktop.Notifications"
     public static let path = "/org/freedesktop/Notifications"
 
@@ -150,16 +150,13 @@ public final class NotificationServerSession: @unchecked Sendable {
         try client.callBus("NameHasOwner", [.string(Self.busName)]).decode(0)
     }
 
-    /// `GetServerInformation`: name, vendor, version, specification version.
+    public var display: String { screen.display }
+
     public func serverInformation() throws -> (name: String, vendor: String, version: String, spec: String) {
-        let reply = try client.call(
-            destination: Self.busName, path: Self.path, interface: Self.busName, member: "GetServerInformation")
-        return (try reply.decode(0), try reply.decode(1), try reply.decode(2), try reply.decode(3))
+        try client.notificationServerInformation()
     }
 
-    /// `GetCapabilities`.
     public func capabilities() throws -> [String] {
-        try client.call(destination: Self.busName, path: Self.path, interface: Self.busName, member: "GetCapabilities")
-            .decode(0)
+        try client.notificationServerCapabilities()
     }
 }

@@ -35,7 +35,7 @@ import NotifyTesting
         for scenario in DesktopScenario.allCases { text += "- **\(scenario.title)**: \(scenario.legend).\n" }
         for report in reports {
             text += "\n### \(report.displayName)\n\n"
-            text += "`\(report.expectation.command.executable)`; capabilities: "
+            text += "\(report.expectation.launch.description); capabilities: "
             text += report.expectation.capabilities.sorted().map { "`\($0)`" }.joined(separator: ", ") + ".\n\n"
             for note in report.expectation.notes { text += "- \(note)\n" }
             for scenario in DesktopScenario.allCases {

@@ -21,6 +21,10 @@ final class NotificationCallMonitor: @unchecked Sendable {
     ]
 
     private let store = Store()
+
+    /// Leaves out what these connections send and what is sent to them:
+    /// the desktop's own (``NotificationServerHost/internalPeers()``).
+    func ignore(peers: [String]) { store.locked { $0.ignored.formUnion(peers) } }
     private let finished = DispatchSemaphore(value: 0)
 
     /// Becomes a monitor of the bus at `address`, then records on a thread
@@ -64,6 +68,7 @@ final class NotificationCallMonitor: @unchecked Sendable {
         var entries: [Entry] = []
         /// Notify calls waiting for their reply, by sender and serial.
         private var awaitingReply: [String: Int] = [:]
+        var ignored: Set<String> = []
 
         var isStopping: Bool { locked { $0.stopping } }
         func stop() { locked { $0.stopping = true } }
@@ -78,6 +83,8 @@ final class NotificationCallMonitor: @unchecked Sendable {
             let arguments = (try? message.arguments()) ?? []
             lock.lock()
             defer { lock.unlock() }
+            if let sender = message.sender, ignored.contains(sender) { return }
+            if let destination = message.destination, ignored.contains(destination) { return }
             switch (message.kind, message.interface, message.member) {
             case (.methodCall, "org.freedesktop.Notifications", "Notify"):
                 guard arguments.count == 8, let appName = try? arguments.decode(0, as: String.self),

@@ -1,3 +1,4 @@
+import Foundation
 import NotifyTesting
 
 /// Which sound hints a server really plays (whatever it lists).
@@ -8,12 +9,14 @@ enum ServerSound: Sendable, Hashable {
     case listedButSilent
     /// It plays `sound-file` only: files go to the server; names notifyd plays itself, with `suppress-sound`.
     case filesOnly
+    /// It plays both `sound-name` and `sound-file`: every sound goes to the server.
+    case namesAndFiles
 }
 
 /// What one real server is expected to receive and do: the data the
 /// suite checks against (adjust here, nowhere else).
 struct ServerExpectation: Sendable, Hashable {
-    var command: NotificationServerCommand
+    var launch: ServerLaunch
     /// The name it gives in GetServerInformation.
     var name: String
     /// What GetCapabilities lists (compared as a set).
@@ -34,6 +37,41 @@ struct ServerExpectation: Sendable, Hashable {
     var readsBodyMarkup: Bool { capabilities.contains("body-markup") }
 }
 
+/// How the suite starts a server: a server of its own on an Xvfb display,
+/// or a whole desktop whose shell is the server.
+enum ServerLaunch: Sendable, Hashable {
+    case server(NotificationServerCommand)
+    /// GNOME Shell 43 headless, with Dash to Dock (``GnomeShellSession``).
+    case gnomeShell
+
+    /// A short key for logs and file names, e.g. `dunst`.
+    var key: String {
+        switch self {
+        case .server(let command): command.key
+        case .gnomeShell: "gnome-shell"
+        }
+    }
+
+    /// What runs, for the document.
+    var description: String {
+        switch self {
+        case .server(let command): "`\(command.executable)`"
+        case .gnomeShell:
+            "`gnome-shell --headless --unsafe-mode`, its helper `org.gnome.Shell.Notifications` started by the bus"
+        }
+    }
+
+    /// Starts it on the test's bus; `data` holds the apps' desktop files.
+    func start(bus: TestBus, directory: URL, data: URL) throws -> any NotificationServerHost {
+        switch self {
+        case .server(let command):
+            try NotificationServerSession(command: command, busAddress: bus.address, directory: directory)
+        case .gnomeShell:
+            try GnomeShellSession(bus: bus, directory: directory, dataDirectories: [data])
+        }
+    }
+}
+
 extension ServerExpectation {
     private static let noValueBar = ServerLimitation(
         server: "draws no `value` hint", notifyd: "posts no progress popup; progress shows on the dock (LauncherEntry)")
@@ -43,7 +81,7 @@ extension ServerExpectation {
     /// Every server, in the order they run and appear in the document.
     static let all: [ServerExpectation] = [
         ServerExpectation(
-            command: NotificationServerCommand(key: "dunst", executable: "/usr/bin/dunst"),
+            launch: .server(NotificationServerCommand(key: "dunst", executable: "/usr/bin/dunst")),
             name: "dunst",
             capabilities: [
                 "actions", "body", "body-hyperlinks", "icon-static", "synchronous", "private-synchronous",
@@ -57,8 +95,8 @@ extension ServerExpectation {
                 "Actions are reached through dunst's context menu (`dunstctl context`), not buttons.",
             ]),
         ServerExpectation(
-            command: NotificationServerCommand(
-                key: "notification-daemon", executable: "/usr/lib/notification-daemon/notification-daemon"),
+            launch: .server(NotificationServerCommand(
+                key: "notification-daemon", executable: "/usr/lib/notification-daemon/notification-daemon")),
             name: "Notification Daemon",
             capabilities: [
                 "actions", "body", "body-hyperlinks", "body-markup", "icon-static", "sound", "persistence", "action-icons",
@@ -75,9 +113,9 @@ extension ServerExpectation {
                     + "`sound-file`: notifyd treats it as a server without sound.",
             ]),
         ServerExpectation(
-            command: NotificationServerCommand(
+            launch: .server(NotificationServerCommand(
                 key: "mate-notification-daemon",
-                executable: "/usr/lib/mate-notification-daemon/mate-notification-daemon"),
+                executable: "/usr/lib/mate-notification-daemon/mate-notification-daemon")),
             name: "Notification Daemon",
             capabilities: ["actions", "action-icons", "body", "body-hyperlinks", "body-markup", "icon-static", "sound"],
             drawsValue: false, keepsQueuedReplacements: true, sound: .filesOnly, readsDisplayedText: false,
@@ -92,8 +130,8 @@ extension ServerExpectation {
                 "Plays `sound-file` with libcanberra; ignores `sound-name`.",
             ]),
         ServerExpectation(
-            command: NotificationServerCommand(
-                key: "xfce4-notifyd", executable: "/usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd"),
+            launch: .server(NotificationServerCommand(
+                key: "xfce4-notifyd", executable: "/usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd")),
             name: "Xfce Notify Daemon",
             capabilities: [
                 "action-icons", "actions", "body", "body-hyperlinks", "body-markup", "icon-static",
@@ -106,7 +144,7 @@ extension ServerExpectation {
                 "Does not list `sound`: notifyd plays each sound with libcanberra.",
             ]),
         ServerExpectation(
-            command: NotificationServerCommand(key: "lxqt-notificationd", executable: "/usr/bin/lxqt-notificationd"),
+            launch: .server(NotificationServerCommand(key: "lxqt-notificationd", executable: "/usr/bin/lxqt-notificationd")),
             name: "lxqt-notificationd",
             capabilities: ["actions", "body", "body-hyperlinks", "body-images", "body-markup", "persistence"],
             drawsValue: false, keepsQueuedReplacements: true, sound: .notListed, readsDisplayedText: false,
@@ -115,8 +153,8 @@ extension ServerExpectation {
                 "Does not list `sound`: notifyd plays each sound with libcanberra.",
             ]),
         ServerExpectation(
-            command: NotificationServerCommand(
-                key: "notify-osd", executable: "/usr/lib/x86_64-linux-gnu/notify-osd", needsCompositor: true),
+            launch: .server(NotificationServerCommand(
+                key: "notify-osd", executable: "/usr/lib/x86_64-linux-gnu/notify-osd", needsCompositor: true)),
             name: "notify-osd",
             capabilities: [
                 "body", "body-markup", "icon-static", "image/svg+xml", "x-canonical-private-synchronous",
@@ -141,6 +179,29 @@ extension ServerExpectation {
                     + "queued summary there.",
                 "Needs a compositing manager (the suite runs xcompmgr).",
                 "Does not list `sound`: notifyd plays each sound with libcanberra.",
+            ]),
+        ServerExpectation(
+            launch: .gnomeShell,
+            name: "gnome-shell",
+            capabilities: ["actions", "body", "body-markup", "icon-static", "persistence", "sound"],
+            drawsValue: false, keepsQueuedReplacements: true, sound: .namesAndFiles, readsDisplayedText: false,
+            limitations: [.progress: noValueBar],
+            notes: [
+                "GNOME Shell 43.9 with Dash to Dock 75, headless (Mesa's llvmpipe). Its notification server is a "
+                    + "helper, `org.gnome.Shell.Notifications` (gjs), which owns `org.freedesktop.Notifications` and "
+                    + "hands each call to the shell; GNOME 43 has no activation file for the name itself, so after "
+                    + "the helper crashed nothing started it again: notifyd starts the helper on demand while GNOME "
+                    + "Shell runs (server restart: the helper is killed).",
+                "The helper owns its name a moment before it exports its object: a query in between is answered "
+                    + "`UnknownMethod`; notifyd asks again.",
+                "The default action is the banner itself (a click anywhere on it), never a button; `Open` is a "
+                    + "button, shown when the banner expands (on hover). Buttons are matched by label.",
+                "Plays `sound-name` and `sound-file` itself (when the banner shows); ignores `suppress-sound`.",
+                "Body markup: `<b>`, `<i>`, `<u>` rendered, `<a>` shown literally; URLs in the text become links. "
+                    + "The summary is plain text.",
+                "Keeps at most 3 notifications per app in the tray: a fourth closes the oldest (reason 1); "
+                    + "a flood's summary is one of the three.",
+                "The tray names the source from the app's desktop file (the `desktop-entry` hint), with its icon.",
             ]),
     ]
 }

@@ -54,7 +54,7 @@ extension ServerRun {
 
     /// What dunst shows (its history after closing everything), bodies only.
     func dunstBodies() throws -> [String] {
-        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DISPLAY": server.screen.display]
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DISPLAY": server.display]
         _ = try runProcess("/usr/bin/dunstctl", ["close-all"], environment: environment)
         var bodies: [String] = []
         try waitUntil("dunst's history holds the hostile titles", seconds: 10) {

@@ -33,6 +33,13 @@ extension ServerRun {
                 check(notify.hints["suppress-sound"] == .boolean(true), "\(what): no suppress-sound: \(notify.hints)")
                 check(byNotifyd.contains(backend ?? .string("")), "\(what): sound-backend \(String(describing: backend))")
             }
+        case .namesAndFiles:
+            check(named.hints["sound-name"] == .string("complete-download"), "name: sound-name \(named.hints)")
+            check(filed.hints["sound-file"] == .string(Self.soundFile), "file: sound-file \(filed.hints)")
+            for (notify, backend, what) in [(named, namedBackend, "name"), (filed, fileBackend, "file")] {
+                check(notify.hints["suppress-sound"] == nil, "\(what): suppress-sound sent: \(notify.hints)")
+                check(backend == .string("server"), "\(what): sound-backend \(String(describing: backend))")
+            }
         case .filesOnly:
             noSoundHints(named, "name")
             check(named.hints["suppress-sound"] == .boolean(true), "name: no suppress-sound: \(named.hints)")

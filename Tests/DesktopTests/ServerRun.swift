@@ -16,7 +16,7 @@ final class ServerRun {
     private(set) var bus: TestBus!
     private(set) var monitor: NotificationCallMonitor!
     private(set) var daemon: DaemonProcess!
-    private(set) var server: NotificationServerSession!
+    private(set) var server: (any NotificationServerHost)!
     private(set) var client: DBusConnection!
     private(set) var downloads: URL!
     private(set) var capabilities: Set<String> = []
@@ -28,7 +28,7 @@ final class ServerRun {
         self.expectation = expectation
     }
 
-    var key: String { expectation.command.key }
+    var key: String { expectation.launch.key }
 
     func app(_ scenario: DesktopScenario) -> String { "org.example.desktops.\(scenario.rawValue)" }
 
@@ -108,7 +108,8 @@ final class ServerRun {
         monitor = try NotificationCallMonitor(address: bus.address)
         daemon = try DaemonProcess(bus: bus, extraEnvironment: ["XDG_DATA_DIRS": "\(data.path):/usr/share"])
         client = try DBusConnection.connect(to: .address(bus.address))
-        server = try NotificationServerSession(command: expectation.command, busAddress: bus.address, directory: bus.directory)
+        server = try expectation.launch.start(bus: bus, directory: bus.directory, data: data)
+        monitor.ignore(peers: try server.internalPeers())
         try waitForNotifydToSeeServer(true)
     }
 
