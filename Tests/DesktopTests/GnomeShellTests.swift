@@ -147,10 +147,14 @@ import Testing
             let entry = try run.shell.dockEntry(Self.app)
             return entry["count"] as? Int == 7 && entry["progress-visible"] as? Bool == true
         }
-        try run.shell.screenshot(to: badged)
-        let difference = try PlankSession.differingPixels(
-            try crop(plain, icon, run.bus.directory), try crop(badged, icon, run.bus.directory))
-        #expect(difference >= 150, "the badge and the bar change the icon: \(difference) pixels")
+        // The model changes before the frame is drawn: bounded, until it shows.
+        var difference = 0
+        try waitUntil("the badge and the bar change the icon", seconds: 10) {
+            try run.shell.screenshot(to: badged)
+            difference = try PlankSession.differingPixels(
+                try crop(plain, icon, run.bus.directory), try crop(badged, icon, run.bus.directory))
+            return difference >= 150
+        }
         try Attachment.record(Data(contentsOf: badged), named: "gnome-dash-to-dock-badge.png")
     }
 
@@ -172,8 +176,11 @@ import Testing
         }
         try waitUntil("Dash to Dock shows 3", seconds: 10) { try run.shell.dockEntry(Self.app)["count"] as? Int == 3 }
         let screen = run.bus.directory.appendingPathComponent("gnome-shell-finished.png")
-        try run.shell.screenshot(to: screen)
-        #expect(try PlankSession.differingPixels(before, screen) >= 2_000, "the banner and the badge are drawn")
+        // The model changes before the frame is drawn: bounded, until it shows.
+        try waitUntil("the banner and the badge are drawn", seconds: 10) {
+            try run.shell.screenshot(to: screen)
+            return try PlankSession.differingPixels(before, screen) >= 2_000
+        }
         try Attachment.record(Data(contentsOf: screen), named: "gnome-shell-finished.png")
     }
 
