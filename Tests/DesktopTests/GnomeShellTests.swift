@@ -11,59 +11,17 @@ import Testing
 @Suite(.serialized) struct GnomeShellTests {
     static let app = "org.example.Fake"
 
-    /// One GNOME session with notifyd and the fake app on a private bus.
-    final class Run {
-        let bus: TestBus
-        let data: URL
-        let app: FakeDBusActivatableApp
-        let shell: GnomeShellSession
-        let daemon: DaemonProcess
-        let client: DBusConnection
+    /// GNOME Shell with notifyd and the fake app on a private bus.
+    final class Run: DesktopAppRun {
+        private let started = Started<GnomeShellSession>()
+        var shell: GnomeShellSession { started.value! }
 
         init() throws {
-            bus = try TestBus()
-            data = bus.directory.appendingPathComponent("share")
-            let applications = data.appendingPathComponent("applications")
-            try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
-            app = try FakeDBusActivatableApp(address: bus.address, appID: GnomeShellTests.app)
-            try app.writeDesktopFile(
-                into: applications, name: "Fake Downloads", mimeTypes: ["text/plain"], icon: "folder-download")
-            let config = bus.directory.appendingPathComponent("config")
-            try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-            try "[Default Applications]\ntext/plain=\(GnomeShellTests.app).desktop\n"
-                .write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
-            shell = try GnomeShellSession(
-                bus: bus, directory: bus.directory, favoriteApps: [GnomeShellTests.app], dataDirectories: [data])
-            daemon = try DaemonProcess(
-                bus: bus, extraEnvironment: ["XDG_DATA_DIRS": data.path + ":/usr/share", "XDG_CONFIG_HOME": config.path])
-            client = try DBusConnection.connect(to: .address(bus.address))
-            try waitUntil("notifyd sees GNOME Shell's server", seconds: 20) { try self.server() == "gnome-shell 43.9" }
-        }
-
-        func server() throws -> String {
-            let value: DBusValue = try client.call(
-                destination: "org.notifyd.Notifyd1", path: "/org/notifyd/Notifyd1",
-                interface: "org.freedesktop.DBus.Properties", member: "Get",
-                [.string("org.notifyd.Notifyd1.Daemon"), .string("NotificationServer")]
-            ).decode(0)
-            if case .variant(.string(let name)) = value { return name }
-            if case .string(let name) = value { return name }
-            return ""
-        }
-
-        /// Reports an event as a download tool's hook does: a short-lived notifyctl.
-        func event(_ session: String, _ options: String...) throws {
-            let result = try runProcess(
-                Executables.notifyctl, ["event", session, "--app", GnomeShellTests.app] + options,
-                environment: daemon.environment)
-            guard result.status == 0 else { throw TestFailure("notifyctl event: \(result.stderr)") }
-        }
-
-        func badge() throws -> UInt32 {
-            try client.call(
-                destination: "org.notifyd.Notifyd1", path: "/org/notifyd/Notifyd1",
-                interface: "org.notifyd.Notifyd1.Badges", member: "GetBadge", [.string(GnomeShellTests.app)]
-            ).decode(0)
+            let started = started
+            try super.init(app: GnomeShellTests.app, serverName: "gnome-shell 43.9") { bus, data in
+                started.value = try GnomeShellSession(
+                    bus: bus, directory: bus.directory, favoriteApps: [GnomeShellTests.app], dataDirectories: [data])
+            }
         }
 
         /// Waits until the tray shows a notification with this body.
@@ -74,12 +32,6 @@ import Testing
                 return found != nil
             }
             return found!
-        }
-
-        func file(_ name: String) throws -> String {
-            let url = bus.directory.appendingPathComponent(name)
-            try "data".write(to: url, atomically: true, encoding: .utf8)
-            return url.path
         }
     }
 
@@ -152,7 +104,7 @@ import Testing
         try waitUntil("the badge and the bar change the icon", seconds: 10) {
             try run.shell.screenshot(to: badged)
             difference = try PlankSession.differingPixels(
-                try crop(plain, icon, run.bus.directory), try crop(badged, icon, run.bus.directory))
+                try run.crop(plain, icon), try run.crop(badged, icon))
             return difference >= 150
         }
         try Attachment.record(Data(contentsOf: badged), named: "gnome-dash-to-dock-badge.png")
@@ -182,16 +134,5 @@ import Testing
             return try PlankSession.differingPixels(before, screen) >= 2_000
         }
         try Attachment.record(Data(contentsOf: screen), named: "gnome-shell-finished.png")
-    }
-
-    private func crop(
-        _ file: URL, _ region: (x: Int, y: Int, width: Int, height: Int), _ directory: URL
-    ) throws -> URL {
-        let out = directory.appendingPathComponent("crop-" + file.lastPathComponent)
-        let result = try runProcess(
-            "/usr/bin/convert",
-            [file.path, "-crop", "\(region.width)x\(region.height)+\(region.x)+\(region.y)", "+repage", out.path])
-        guard result.status == 0 else { throw TestFailure("convert: \(result.stderr)") }
-        return out
     }
 }

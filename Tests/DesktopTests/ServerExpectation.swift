@@ -43,12 +43,15 @@ enum ServerLaunch: Sendable, Hashable {
     case server(NotificationServerCommand)
     /// GNOME Shell 43 headless, with Dash to Dock (``GnomeShellSession``).
     case gnomeShell
+    /// KDE Plasma 5.27 under Xvfb (``PlasmaSession``).
+    case plasma
 
     /// A short key for logs and file names, e.g. `dunst`.
     var key: String {
         switch self {
         case .server(let command): command.key
         case .gnomeShell: "gnome-shell"
+        case .plasma: "plasma"
         }
     }
 
@@ -58,6 +61,7 @@ enum ServerLaunch: Sendable, Hashable {
         case .server(let command): "`\(command.executable)`"
         case .gnomeShell:
             "`gnome-shell --headless --unsafe-mode`, its helper `org.gnome.Shell.Notifications` started by the bus"
+        case .plasma: "`plasmashell` with `kwin_x11` and `kactivitymanagerd` (server restart: plasmashell restarted)"
         }
     }
 
@@ -68,6 +72,8 @@ enum ServerLaunch: Sendable, Hashable {
             try NotificationServerSession(command: command, busAddress: bus.address, directory: directory)
         case .gnomeShell:
             try GnomeShellSession(bus: bus, directory: directory, dataDirectories: [data])
+        case .plasma:
+            try PlasmaSession(bus: bus, directory: directory, dataDirectories: [data])
         }
     }
 }
@@ -202,6 +208,32 @@ extension ServerExpectation {
                 "Keeps at most 3 notifications per app in the tray: a fourth closes the oldest (reason 1); "
                     + "a flood's summary is one of the three.",
                 "The tray names the source from the app's desktop file (the `desktop-entry` hint), with its icon.",
+            ]),
+        ServerExpectation(
+            launch: .plasma,
+            name: "Plasma",
+            capabilities: [
+                "actions", "body", "body-hyperlinks", "body-images", "body-markup", "icon-static", "inhibitions",
+                "inline-reply", "persistence", "x-kde-display-appname", "x-kde-origin-name", "x-kde-urls",
+            ],
+            drawsValue: false, keepsQueuedReplacements: true, sound: .notListed, readsDisplayedText: false,
+            limitations: [.progress: noValueBar],
+            notes: [
+                "KDE Plasma 5.27.5: plasmashell is the notification server and owns `com.canonical.Unity` for its "
+                    + "task manager, under kwin_x11 on Xvfb.",
+                "Plays no sound (no `sound` capability; `sound-name` and `sound-file` do nothing): notifyd plays "
+                    + "each sound with libcanberra.",
+                "Ignores the `value` hint; shows transfers of its own through `org.kde.JobViewServer`, which "
+                    + "notifyd does not use yet: progress shows on the task manager (LauncherEntry), drawn on the "
+                    + "task's button only while the app has a window.",
+                "The default action is the popup's body (a click on it); other actions are buttons. "
+                    + "`desktop-entry` gives the popup the app's icon.",
+                "Body markup: `<b>`, `<i>`, `<u>` and links rendered; an escaped `&lt;b&gt;` shows as `<b>`. "
+                    + "The summary is plain text.",
+                "A restart of plasmashell loses its popups without `NotificationClosed`, and its badges: "
+                    + "notifyd sends every badge again when `com.canonical.Unity` gets its new owner.",
+                "Keeps a badge after the connection that sent it closed: notifyd retracts an entry "
+                    + "(`count-visible` false) before it closes the entry's connection.",
             ]),
     ]
 }

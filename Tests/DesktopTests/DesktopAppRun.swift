@@ -1,0 +1,87 @@
+import DBus
+import Foundation
+import NotifyTesting
+
+/// A desktop (GNOME Shell, Plasma) with notifyd and a test app on a private
+/// bus: the app is a DBusActivatable fake, pinned in the desktop's dock,
+/// that records how it is activated and opened, and the default handler of
+/// text files. Shared by GnomeShellTests and PlasmaTests.
+class DesktopAppRun {
+    let bus: TestBus
+    let data: URL
+    let appID: String
+    let app: FakeDBusActivatableApp
+    let daemon: DaemonProcess
+    let client: DBusConnection
+
+    /// `startDesktop` starts the desktop on the bus, with the app's
+    /// desktop file in `data/applications`; notifyd starts after it.
+    init(app appID: String, serverName: String, startDesktop: (TestBus, URL) throws -> Void) throws {
+        self.appID = appID
+        bus = try TestBus()
+        data = bus.directory.appendingPathComponent("share")
+        let applications = data.appendingPathComponent("applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        app = try FakeDBusActivatableApp(address: bus.address, appID: appID)
+        try app.writeDesktopFile(
+            into: applications, name: "Fake Downloads", mimeTypes: ["text/plain"], icon: "folder-download")
+        let config = bus.directory.appendingPathComponent("config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "[Default Applications]\ntext/plain=\(appID).desktop\n"
+            .write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        try startDesktop(bus, data)
+        daemon = try DaemonProcess(
+            bus: bus, extraEnvironment: ["XDG_DATA_DIRS": data.path + ":/usr/share", "XDG_CONFIG_HOME": config.path])
+        client = try DBusConnection.connect(to: .address(bus.address))
+        try waitUntil("notifyd sees \(serverName)", seconds: 20) { try self.server() == serverName }
+    }
+
+    /// `Daemon.NotificationServer`.
+    func server() throws -> String {
+        let value: DBusValue = try client.call(
+            destination: "org.notifyd.Notifyd1", path: "/org/notifyd/Notifyd1",
+            interface: "org.freedesktop.DBus.Properties", member: "Get",
+            [.string("org.notifyd.Notifyd1.Daemon"), .string("NotificationServer")]
+        ).decode(0)
+        if case .variant(.string(let name)) = value { return name }
+        if case .string(let name) = value { return name }
+        return ""
+    }
+
+    /// Reports an event as a download tool's hook does: a short-lived notifyctl.
+    func event(_ session: String, _ options: String...) throws {
+        let result = try runProcess(
+            Executables.notifyctl, ["event", session, "--app", appID] + options, environment: daemon.environment)
+        guard result.status == 0 else { throw TestFailure("notifyctl event: \(result.stderr)") }
+    }
+
+    func badge() throws -> UInt32 {
+        try client.call(
+            destination: "org.notifyd.Notifyd1", path: "/org/notifyd/Notifyd1",
+            interface: "org.notifyd.Notifyd1.Badges", member: "GetBadge", [.string(appID)]
+        ).decode(0)
+    }
+
+    /// A file of the test's, by name: its absolute path.
+    func file(_ name: String) throws -> String {
+        let url = bus.directory.appendingPathComponent(name)
+        try "data".write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    /// A region of a screenshot, as its own PNG.
+    func crop(_ file: URL, _ region: (x: Int, y: Int, width: Int, height: Int)) throws -> URL {
+        let out = bus.directory.appendingPathComponent("crop-" + file.lastPathComponent)
+        let result = try runProcess(
+            "/usr/bin/convert",
+            [file.path, "-crop", "\(region.width)x\(region.height)+\(region.x)+\(region.y)", "+repage", out.path])
+        guard result.status == 0 else { throw TestFailure("convert: \(result.stderr)") }
+        return out
+    }
+}
+
+/// The desktop a ``DesktopAppRun`` subclass started (set while the base
+/// class initialises, before `self` can be used).
+final class Started<Session> {
+    var value: Session?
+}

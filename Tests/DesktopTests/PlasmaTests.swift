@@ -1,0 +1,96 @@
+import DBus
+import Foundation
+import NotifyTesting
+import Testing
+
+/// notifyd on KDE Plasma 5.27, run for real under Xvfb (``PlasmaSession``),
+/// the test app pinned in the panel's task manager: a click reaches the
+/// app, and the task manager draws notifyd's badge.
+@Suite(.serialized) struct PlasmaTests {
+    static let app = "org.example.Fake"
+
+    final class Run: DesktopAppRun {
+        private let started = Started<PlasmaSession>()
+        var plasma: PlasmaSession { started.value! }
+
+        init() throws {
+            let started = started
+            try super.init(app: PlasmaTests.app, serverName: "Plasma 5.27.5") { bus, data in
+                started.value = try PlasmaSession(
+                    bus: bus, directory: bus.directory, pinnedApps: [PlasmaTests.app], dataDirectories: [data])
+            }
+        }
+
+        /// The ID Plasma gave the popup with this body (from the bus: notifyd's NotificationPosted).
+        func postedID(_ recorder: SignalRecorder, body: String) throws -> UInt32 {
+            let signal = try #require(
+                recorder.wait(seconds: 20) { signal in
+                    guard let details = try? [String: DBusValue](dbusValue: signal.arguments[3]) else { return false }
+                    return details["body"] == .string(body)
+                }?.last)
+            return try signal.arguments.decode(2)
+        }
+    }
+
+    static let posted = [DBusMatchRule(interface: "org.notifyd.Notifyd1.Sessions", member: "NotificationPosted")]
+
+    /// A click on the popup's body (the default action, as Plasma's popup
+    /// invokes it) activates the app and clears its badge.
+    @Test func aClickOnThePopupActivatesTheApp() throws {
+        let run = try Run()
+        let recorder = try SignalRecorder(address: run.bus.address, rules: Self.posted)
+        try run.event("plasma-1", "--title", "debian-12.iso", "--path", try run.file("debian-12.iso"))
+        let id = try run.postedID(recorder, body: "debian-12.iso")
+        #expect(try run.badge() == 1)
+        try run.plasma.invokeAction(id: id, action: "default")
+        #expect(try run.app.waitForCalls(count: 1).first?.method == "Activate")
+        try waitUntil("the click cleared the badge", seconds: 10) { try run.badge() == 0 }
+    }
+
+    /// Open opens the file with its default handler; the badge stays.
+    @Test func openOpensTheFile() throws {
+        let run = try Run()
+        let recorder = try SignalRecorder(address: run.bus.address, rules: Self.posted)
+        let path = try run.file("report.txt")
+        try run.event("plasma-2", "--title", "report.txt", "--path", path)
+        try run.plasma.invokeAction(id: try run.postedID(recorder, body: "report.txt"), action: "open")
+        let call = try #require(try run.app.waitForCalls(count: 1).first)
+        #expect(call.method == "Open")
+        #expect(call.uris == [URL(fileURLWithPath: path).absoluteString])
+        #expect(try run.badge() == 1)
+    }
+
+    /// What a person sees: the task manager draws notifyd's count on the
+    /// pinned launcher (the panel's left half, where the launchers are,
+    /// against the same panel without it), and draws it as before once
+    /// the app is activated.
+    @Test func theTaskManagerDrawsTheBadge() throws {
+        let run = try Run()
+        // The panel's left half: the launchers, not the clock.
+        let panel = (x: 0, y: 740, width: 640, height: 60)
+        let plain = run.bus.directory.appendingPathComponent("panel-plain.png")
+        let badged = run.bus.directory.appendingPathComponent("panel-badged.png")
+        try run.plasma.settledScreenshot(to: plain)
+        for index in 0..<12 { try run.event("plasma-badge-\(index)", "--title", "f\(index)", "--no-notify") }
+        #expect(try run.badge() == 12)
+        var difference = 0
+        try waitUntil("the task manager draws the badge", seconds: 20) {
+            try run.plasma.screen.screenshot(to: badged)
+            difference = try PlankSession.differingPixels(try run.crop(plain, panel), try run.crop(badged, panel))
+            return difference >= 100
+        }
+        try Attachment.record(Data(contentsOf: badged), named: "plasma-task-manager-badge.png")
+        try runProcess(Executables.notifyctl, ["activate", Self.app], environment: run.daemon.environment).expectSuccess()
+        let cleared = run.bus.directory.appendingPathComponent("panel-cleared.png")
+        try waitUntil("the badge is gone from the task manager", seconds: 20) {
+            try run.plasma.screen.screenshot(to: cleared)
+            return try PlankSession.differingPixels(try run.crop(plain, panel), try run.crop(cleared, panel)) < 20
+        }
+    }
+}
+
+extension ProcessResult {
+    func expectSuccess() throws {
+        guard status == 0 else { throw TestFailure("exit \(status): \(stderr)") }
+    }
+}
