@@ -33,6 +33,11 @@ public struct NotificationServerProfile: Sendable, Hashable {
     /// (notify-osd closes such a queued bubble unseen): then a popup that
     /// changes often is posted once, when it has settled.
     public var losesQueuedReplacements: Bool
+    /// Whether the desktop shows transfers as jobs of its own (KDE Plasma's
+    /// `org.kde.JobViewServerV2`: a progress bar in the notification area
+    /// and on the app's task), which its users expect for downloads rather
+    /// than a popup: Plasma draws no `value` hint.
+    public var showsTransfersAsJobs: Bool
 
     /// The profile of a server, from what it says of itself.
     public init(name: String, vendor: String, version: String, capabilities: [String]) {
@@ -53,6 +58,7 @@ public struct NotificationServerProfile: Sendable, Hashable {
         }
         drawsProgress = Self.serversDrawingProgress.contains(name)
         losesQueuedReplacements = name == "notify-osd"
+        showsTransfersAsJobs = name == "Plasma" && vendor == "KDE"
     }
 
     /// Servers that draw the `value` hint, by the name they give.

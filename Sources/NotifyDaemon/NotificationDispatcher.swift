@@ -28,7 +28,10 @@ final class NotificationDispatcher {
     private var waitingForServer: [AppID: [UInt64]] = [:]
     private var nextToken: UInt64 = 1
     /// Progress popups and flood summaries, posted through ``submit(_:)``.
-    private(set) lazy var progress = ProgressNotifications(loop: loop, clock: clock) { [weak self] in self?.submit($0) }
+    private(set) lazy var progress = ProgressNotifications(loop: loop, clock: clock, jobs: jobs) { [weak self] in
+        self?.submit($0)
+    }
+    private let jobs: PlasmaJobViews
     private lazy var summaries = SummaryUpdates(loop: loop, clock: clock) { [weak self] in self?.submit($0) }
 
     /// The dispatcher owns the desktop side (started on the first popup)
@@ -36,8 +39,9 @@ final class NotificationDispatcher {
     /// `apps` as the app becoming active.
     init(
         server: NotificationServerMonitor, apps: AppService, emitter: SignalEmitter, loop: EventLoop,
-        clock: any DaemonClock, logger: Logger
+        clock: any DaemonClock, jobs: PlasmaJobViews, logger: Logger
     ) {
+        self.jobs = jobs
         self.desktop = LazyDesktop(logger: logger)
         self.sounds = SoundPlayer(logger: logger)
         self.server = server
@@ -70,7 +74,9 @@ final class NotificationDispatcher {
             progress.update(event, fraction: fraction, session: session, app: app, server: server.server)
             return
         }
-        progress.end(session: session, app: app) { [desktop] key in desktop.started?.close(key) }
+        progress.end(session: session, app: app, failed: event.kind == .failed) { [desktop] key in
+            desktop.started?.close(key)
+        }
         guard let content = NotificationContent.forEvent(event) else { return }
         let now = clock.elapsed()  // the flood window is an interval
         var request = NotificationRequest(
@@ -258,6 +264,7 @@ final class NotificationDispatcher {
     /// A notification server appeared (or changed): post what waited. One
     /// that left with popups still waiting is started again on demand.
     func serverChanged() {
+        jobs.forgetAll()
         guard server.server != nil else {
             if !waitingForServer.isEmpty { server.startOnDemand() }
             return

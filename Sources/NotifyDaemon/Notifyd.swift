@@ -91,7 +91,9 @@ public final class Notifyd {
             configuration.embedded
             ? nil
             : NotificationDispatcher(
-                server: serverMonitor, apps: apps, emitter: emitter, loop: loop, clock: clock, logger: logger)
+                server: serverMonitor, apps: apps, emitter: emitter, loop: loop, clock: clock,
+                jobs: PlasmaJobViews(connection: connection, logger: logger) { [launcher] in launcher.republishAll() },
+                logger: logger)
         fetchScheduler = FetchScheduler(
             state: state, planner: FetchPlanner(floor: configuration.fetchMinimum, timeZone: configuration.timeZone),
             loop: loop, clock: clock, followsSystem: !configuration.embedded, logger: logger)

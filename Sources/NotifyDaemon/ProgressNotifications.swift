@@ -8,8 +8,9 @@ import NotifyDesktop
 ///
 /// Only servers known to draw the `value` hint get these (the
 /// specification has no capability for it: see
-/// ``NotificationServerProfile/drawsProgress``); others show progress on
-/// the dock through the LauncherEntry only.
+/// ``NotificationServerProfile/drawsProgress``); on KDE Plasma the session
+/// is a job of Plasma's own instead (``PlasmaJobViews``), as KDE's downloads
+/// are; others show progress on the dock through the LauncherEntry only.
 final class ProgressNotifications {
     private let loop: EventLoop
     private let clock: any DaemonClock
@@ -17,11 +18,18 @@ final class ProgressNotifications {
     private var latest: [SessionID: (app: AppID, event: WorkerEvent, fraction: Double)] = [:]
     private var timers: [SessionID: EventLoop.TimerID] = [:]
     private var shown: Set<SessionID> = []
+    /// Sessions shown as Plasma jobs rather than popups.
+    private var asJobs: Set<SessionID> = []
+    private let jobs: PlasmaJobViews
     private let post: (NotificationDispatcher.Popup) -> Void
 
-    init(loop: EventLoop, clock: any DaemonClock, post: @escaping (NotificationDispatcher.Popup) -> Void) {
+    init(
+        loop: EventLoop, clock: any DaemonClock, jobs: PlasmaJobViews,
+        post: @escaping (NotificationDispatcher.Popup) -> Void
+    ) {
         self.loop = loop
         self.clock = clock
+        self.jobs = jobs
         self.post = post
     }
 
@@ -29,7 +37,9 @@ final class ProgressNotifications {
     func update(
         _ event: WorkerEvent, fraction: Double?, session: SessionID, app: AppID, server: NotificationServerMonitor.Server?
     ) {
-        guard server?.profile.drawsProgress == true, let fraction else { return }
+        guard let profile = server?.profile, profile.drawsProgress || profile.showsTransfersAsJobs, let fraction
+        else { return }
+        if profile.showsTransfersAsJobs { asJobs.insert(session) }
         latest[session] = (app, event, fraction)
         let now = clock.elapsed()
         switch throttle.offer(session: session, at: now) {
@@ -51,6 +61,15 @@ final class ProgressNotifications {
     private func show(_ session: SessionID) {
         guard let (app, event, fraction) = latest[session] else { return }
         let percent = Int32((fraction * 100).rounded(.down))
+        if asJobs.contains(session) {
+            var fields: [String: DBusValue] = [
+                "title": .string(event.title ?? "Downloading"), "percent": .uint32(UInt32(percent)),
+            ]
+            if let written = event.bytesWritten { fields["processedBytes"] = .uint64(written) }
+            if let expected = event.bytesExpected { fields["totalBytes"] = .uint64(expected) }
+            jobs.update(session: session.rawValue, desktopEntry: app.rawValue, fields: fields)
+            return
+        }
         let request = NotificationRequest(
             key: Self.key(session, app), appID: app.rawValue,
             summary: event.summary ?? event.title ?? "Downloading", body: event.body ?? "\(percent)%",
@@ -61,10 +80,16 @@ final class ProgressNotifications {
             request: request, app: app, session: session, kind: .progress, merged: 0, sound: .silent))
     }
 
-    /// The session finished or failed: stop updating and close its popup.
-    func end(session: SessionID, app: AppID, close: (NotificationKey) -> Void) {
+    /// The session finished or failed: stop updating and close its popup
+    /// (or end its job).
+    func end(session: SessionID, app: AppID, failed: Bool, close: (NotificationKey) -> Void) {
         throttle.end(session: session)
+        if latest[session] != nil, asJobs.contains(session) {
+            show(session)  // the last progress the throttle held back
+            jobs.end(session: session.rawValue, failed: failed)
+        }
         latest[session] = nil
+        asJobs.remove(session)
         if let timer = timers.removeValue(forKey: session) { loop.cancelTimer(timer) }
         if shown.remove(session) != nil { close(Self.key(session, app)) }
     }

@@ -89,6 +89,55 @@ import Testing
     }
 }
 
+extension PlasmaTests {
+    /// A download in progress is a Plasma job, as KDE's own downloads are
+    /// (Plasma draws no `value` hint): requested with the app's desktop
+    /// entry, updated with the file's name and percent, ended (transient)
+    /// when the download finishes, after which notifyd's badge is sent
+    /// again (Plasma clears the app's task badge when a job of it ends).
+    @Test func progressIsAPlasmaJob() throws {
+        let run = try Run()
+        let monitor = try DBusMonitor(
+            bus: .address(run.bus.address),
+            rules: [
+                "type='method_call',interface='org.kde.JobViewServerV2'", "type='method_call',interface='org.kde.JobViewV3'",
+                "type='signal',interface='com.canonical.Unity.LauncherEntry'",
+            ])
+        try run.event("job-1", "--progress", "400/1000", "--title", "big.iso")
+        try run.event("job-1", "--title", "big.iso", "--path", try run.file("big.iso"))
+        var seen: [String] = []
+        var updates: [[String: DBusValue]] = []
+        var badgeAfterTerminate = false
+        try waitUntil("the job ends and the badge is sent again", seconds: 20) {
+            while let message = try monitor.next(timeoutMilliseconds: 100) {
+                let arguments = (try? message.arguments()) ?? []
+                switch message.member ?? "" {
+                case "requestView":
+                    #expect(arguments.first == .string(Self.app), "the job is the app's")
+                    seen.append("requestView")
+                case "update":
+                    if let fields = try? [String: DBusValue](dbusValue: arguments[0]) { updates.append(fields) }
+                    seen.append("update")
+                case "terminate":
+                    #expect(arguments.first == .uint32(0), "finished, not failed")
+                    seen.append("terminate")
+                case "Update" where seen.contains("terminate"):
+                    guard arguments.first == .string("application://\(Self.app).desktop"),
+                        let properties = try? [String: DBusValue](dbusValue: arguments[1]),
+                        properties["count"] == .int64(1), properties["count-visible"] == .boolean(true)
+                    else { break }
+                    badgeAfterTerminate = true
+                default: break
+                }
+            }
+            return badgeAfterTerminate
+        }
+        #expect(seen.first == "requestView")
+        #expect(updates.contains { $0["percent"] == .uint32(40) && $0["title"] == .string("big.iso") }, "\(updates)")
+        #expect(updates.contains { $0["processedBytes"] == .uint64(400) && $0["totalBytes"] == .uint64(1000) })
+    }
+}
+
 extension ProcessResult {
     func expectSuccess() throws {
         guard status == 0 else { throw TestFailure("exit \(status): \(stderr)") }

@@ -217,15 +217,21 @@ extension ServerExpectation {
                 "inline-reply", "persistence", "x-kde-display-appname", "x-kde-origin-name", "x-kde-urls",
             ],
             drawsValue: false, keepsQueuedReplacements: true, sound: .notListed, readsDisplayedText: false,
-            limitations: [.progress: noValueBar],
+            limitations: [
+                .progress: ServerLimitation(
+                    server: "draws no `value` hint",
+                    notifyd: "shows the transfer as a Plasma job (`org.kde.JobViewServerV2`), as KDE's own downloads "
+                        + "are, and no progress popup")
+            ],
             notes: [
                 "KDE Plasma 5.27.5: plasmashell is the notification server and owns `com.canonical.Unity` for its "
                     + "task manager, under kwin_x11 on Xvfb.",
                 "Plays no sound (no `sound` capability; `sound-name` and `sound-file` do nothing): notifyd plays "
                     + "each sound with libcanberra.",
-                "Ignores the `value` hint; shows transfers of its own through `org.kde.JobViewServer`, which "
-                    + "notifyd does not use yet: progress shows on the task manager (LauncherEntry), drawn on the "
-                    + "task's button only while the app has a window.",
+                "Ignores the `value` hint. A session in progress is a job of Plasma's (`org.kde.JobViewServerV2`, "
+                    + "what Dolphin and KIO use): the file's name, a progress bar, on the app's task too; it ends "
+                    + "without an entry of its own (`transient`) when notifyd's popup says how it went. Plasma "
+                    + "clears the app's task badge when a job of it ends: notifyd sends it again.",
                 "The default action is the popup's body (a click on it); other actions are buttons. "
                     + "`desktop-entry` gives the popup the app's icon.",
                 "Body markup: `<b>`, `<i>`, `<u>` and links rendered; an escaped `&lt;b&gt;` shows as `<b>`. "

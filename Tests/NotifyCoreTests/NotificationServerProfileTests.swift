@@ -25,6 +25,17 @@ import Testing
         #expect(Self.gnome.route(.file("/x.oga")).playedByNotifyd == .file("/x.oga"))
     }
 
+    /// KDE Plasma shows transfers as jobs of its own; nobody else does
+    /// (GNOME Shell neither, and no server named Plasma by another vendor).
+    @Test func onlyKDEPlasmaShowsTransfersAsJobs() {
+        let plasma = NotificationServerProfile(name: "Plasma", vendor: "KDE", version: "5.27.5", capabilities: ["actions"])
+        #expect(plasma.showsTransfersAsJobs)
+        #expect(!plasma.drawsProgress)
+        for (name, vendor) in [("gnome-shell", "GNOME"), ("dunst", "knopwob"), ("Plasma", "someone")] {
+            #expect(!NotificationServerProfile(name: name, vendor: vendor, version: "1", capabilities: []).showsTransfersAsJobs)
+        }
+    }
+
     @Test func mateGetsFilesAndNotifydPlaysNames() {
         #expect(Self.mate.route(.file("/x.oga")) == SoundRoute(hint: .file("/x.oga"), playedByNotifyd: nil))
         #expect(Self.mate.route(.file("/x.oga")).serverBackend == "server")
