@@ -8,10 +8,11 @@ NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound
 # The desktops notifyd is checked on (Tests/DesktopTests, docs/DESKTOPS.md):
 # six notification servers, a compositor for notify-osd, a dock, GNOME Shell
 # with Dash to Dock (gjs runs its notification helper: only a Recommends of
-# gnome-shell), KDE Plasma (plasmashell, kwin_x11), and imagemagick for screenshots; and the download tools the
+# gnome-shell), KDE Plasma (plasmashell, kwin_x11; a GTK window of the test
+# app, for the task's progress), and imagemagick for screenshots; and the download tools the
 # hooks serve.
 NOTIFYD_DESKTOP_PACKAGES=(xfce4-notifyd notification-daemon mate-notification-daemon lxqt-notificationd notify-osd xcompmgr x11-utils plank imagemagick xdotool adwaita-icon-theme fonts-dejavu-core
-    gnome-shell gjs gnome-shell-extension-dashtodock plasma-desktop kwin-x11)
+    gnome-shell gjs gnome-shell-extension-dashtodock plasma-desktop kwin-x11 gir1.2-gtk-3.0)
 NOTIFYD_TOOL_PACKAGES=(transmission-daemon transmission-cli yt-dlp)
 # Building the Debian package (scripts/package) and testing it in a clean
 # Debian root (scripts/test-package).

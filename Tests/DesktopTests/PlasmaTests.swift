@@ -143,3 +143,98 @@ extension ProcessResult {
         guard status == 0 else { throw TestFailure("exit \(status): \(stderr)") }
     }
 }
+
+extension PlasmaTests {
+    /// The picture of README and docs/images/plasma-finished.png
+    /// (`scripts/screenshots` copies the attachment): a finished
+    /// download's popup, and the badge of the app's three downloads on its
+    /// launcher in the task manager. Without a compositor a screenshot of
+    /// the screen catches the popup half drawn: its own window is captured
+    /// and laid where Plasma placed it, as a compositor would show it.
+    @Test func aPopupAndTheBadgeAsAPersonSeesThem() throws {
+        let run = try Run()
+        let before = run.bus.directory.appendingPathComponent("plasma-before.png")
+        try run.plasma.settledScreenshot(to: before)
+        for name in ["ubuntu-24.04-desktop-amd64.iso", "notes.pdf"] {
+            try run.event("shot-\(name)", "--title", name, "--no-notify")
+        }
+        try run.event(
+            "shot-debian", "--title", "debian-12.5.0-amd64-netinst.iso", "--path",
+            try run.file("debian-12.5.0-amd64-netinst.iso"))
+        var popup: PlasmaSession.Window?
+        try waitUntil("Plasma shows the popup", seconds: 20) {
+            popup = try run.plasma.notificationPopups().first
+            return popup != nil
+        }
+        let window = try #require(popup)
+        let screen = run.bus.directory.appendingPathComponent("plasma-screen.png")
+        let launchers = (x: 0, y: 740, width: 640, height: 60)
+        try waitUntil("the task manager draws the badge", seconds: 20) {
+            try run.plasma.screen.screenshot(to: screen)
+            return try PlankSession.differingPixels(try run.crop(before, launchers), try run.crop(screen, launchers)) >= 100
+        }
+        let drawn = run.bus.directory.appendingPathComponent("plasma-popup.png")
+        let region = (x: window.x, y: window.y, width: window.width, height: window.height)
+        try waitUntil("the popup is drawn whole", seconds: 10) {
+            try run.plasma.capture(window, to: drawn)
+            // Its own pixels, not the wallpaper behind it: most of them differ.
+            return try PlankSession.differingPixels(try run.crop(before, region), drawn) > window.width * window.height / 2
+        }
+        // The screen with the badge; where popups slide in, the desktop as it
+        // was (the screenshot may hold the popup half drawn); the popup whole.
+        let composed = run.bus.directory.appendingPathComponent("plasma-finished.png")
+        let result = try runProcess(
+            "/usr/bin/convert",
+            [
+                screen.path, "(", before.path, "-crop", "440x276+840+480", ")", "-geometry", "+840+480", "-composite",
+                drawn.path, "-geometry", "+\(window.x)+\(window.y)", "-composite",
+                "-crop", "1280x240+0+560", "+repage", composed.path,
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        try Attachment.record(Data(contentsOf: composed), named: "plasma-finished.png")
+    }
+}
+
+extension PlasmaTests {
+    /// Plasma draws progress on a task's button only while the app has a
+    /// window: with one open (WM_CLASS the app's ID), a download in
+    /// progress fills the button, and the fill goes with the download.
+    @Test func theTaskButtonShowsProgressWhileTheAppHasAWindow() throws {
+        let run = try Run()
+        let script = """
+            import gi, signal
+            gi.require_version("Gtk", "3.0")
+            from gi.repository import Gtk, GLib
+            GLib.set_prgname("\(Self.app)")
+            w = Gtk.Window(title="Fake Downloads")
+            w.set_wmclass("\(Self.app)", "\(Self.app)")
+            w.set_default_size(300, 150)
+            w.move(100, 100)
+            w.show_all()
+            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGTERM, Gtk.main_quit)
+            Gtk.main()
+            """
+        let window = try SpawnedProcess("/usr/bin/python3", ["-c", script], environment: run.plasma.environment)
+        defer { window.kill(SIGTERM) }
+        let plain = run.bus.directory.appendingPathComponent("task-plain.png")
+        let filled = run.bus.directory.appendingPathComponent("task-progress.png")
+        let launchers = (x: 0, y: 756, width: 640, height: 44)
+        try waitUntil("the app's window is a task", seconds: 20) {
+            try runProcess("/usr/bin/xwininfo", ["-root", "-tree"], environment: ["DISPLAY": run.plasma.display])
+                .stdout.contains("\"Fake Downloads\"")
+        }
+        try run.plasma.settledScreenshot(to: plain)
+        try run.event("task-1", "--progress", "400/1000", "--title", "big.iso")
+        try waitUntil("the task's button shows the progress", seconds: 20) {
+            try run.plasma.screen.screenshot(to: filled)
+            return try PlankSession.differingPixels(try run.crop(plain, launchers), try run.crop(filled, launchers)) >= 100
+        }
+        try Attachment.record(Data(contentsOf: filled), named: "plasma-task-progress.png")
+        try run.event("task-1", "--title", "big.iso", "--no-notify", "--badge", "0")
+        let ended = run.bus.directory.appendingPathComponent("task-ended.png")
+        try waitUntil("the fill goes with the download", seconds: 20) {
+            try run.plasma.screen.screenshot(to: ended)
+            return try PlankSession.differingPixels(try run.crop(plain, launchers), try run.crop(ended, launchers)) < 100
+        }
+    }
+}
