@@ -5,18 +5,20 @@ import NotifyTesting
 /// A desktop (GNOME Shell, Plasma) with notifyd and a test app on a private
 /// bus: the app is a DBusActivatable fake, pinned in the desktop's dock,
 /// that records how it is activated and opened, and the default handler of
-/// text files. Shared by GnomeShellTests and PlasmaTests.
-class DesktopAppRun {
+/// text files. Shared by GnomeShellTests and PlasmaTests, each with an
+/// extension for its desktop.
+final class DesktopAppRun<Desktop> {
     let bus: TestBus
     let data: URL
     let appID: String
     let app: FakeDBusActivatableApp
+    let desktop: Desktop
     let daemon: DaemonProcess
     let client: DBusConnection
 
     /// `startDesktop` starts the desktop on the bus, with the app's
     /// desktop file in `data/applications`; notifyd starts after it.
-    init(app appID: String, serverName: String, startDesktop: (TestBus, URL) throws -> Void) throws {
+    init(app appID: String, serverName: String, startDesktop: (TestBus, URL) throws -> Desktop) throws {
         self.appID = appID
         bus = try TestBus()
         data = bus.directory.appendingPathComponent("share")
@@ -29,7 +31,7 @@ class DesktopAppRun {
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         try "[Default Applications]\ntext/plain=\(appID).desktop\n"
             .write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
-        try startDesktop(bus, data)
+        desktop = try startDesktop(bus, data)
         daemon = try DaemonProcess(
             bus: bus, extraEnvironment: ["XDG_DATA_DIRS": data.path + ":/usr/share", "XDG_CONFIG_HOME": config.path])
         client = try DBusConnection.connect(to: .address(bus.address))
@@ -78,10 +80,4 @@ class DesktopAppRun {
         guard result.status == 0 else { throw TestFailure("convert: \(result.stderr)") }
         return out
     }
-}
-
-/// The desktop a ``DesktopAppRun`` subclass started (set while the base
-/// class initialises, before `self` can be used).
-final class Started<Session> {
-    var value: Session?
 }

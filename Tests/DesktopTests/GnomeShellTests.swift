@@ -12,28 +12,7 @@ import Testing
     static let app = "org.example.Fake"
 
     /// GNOME Shell with notifyd and the fake app on a private bus.
-    final class Run: DesktopAppRun {
-        private let started = Started<GnomeShellSession>()
-        var shell: GnomeShellSession { started.value! }
-
-        init() throws {
-            let started = started
-            try super.init(app: GnomeShellTests.app, serverName: "gnome-shell 43.9") { bus, data in
-                started.value = try GnomeShellSession(
-                    bus: bus, directory: bus.directory, favoriteApps: [GnomeShellTests.app], dataDirectories: [data])
-            }
-        }
-
-        /// Waits until the tray shows a notification with this body.
-        func trayNotification(body: String) throws -> GnomeShellSession.TrayNotification {
-            var found: GnomeShellSession.TrayNotification?
-            try waitUntil("GNOME Shell shows \(body)", seconds: 20) {
-                found = try self.shell.tray().first { $0.body == body }
-                return found != nil
-            }
-            return found!
-        }
-    }
+    typealias Run = DesktopAppRun<GnomeShellSession>
 
     /// Issue 19's defect with the real helper: GNOME 43 has no activation
     /// file for `org.freedesktop.Notifications`, so after the helper
@@ -134,5 +113,26 @@ import Testing
             return try PlankSession.differingPixels(before, screen) >= 2_000
         }
         try Attachment.record(Data(contentsOf: screen), named: "gnome-shell-finished.png")
+    }
+}
+
+extension DesktopAppRun where Desktop == GnomeShellSession {
+    convenience init() throws {
+        try self.init(app: GnomeShellTests.app, serverName: "gnome-shell 43.9") { bus, data in
+            try GnomeShellSession(
+                bus: bus, directory: bus.directory, favoriteApps: [GnomeShellTests.app], dataDirectories: [data])
+        }
+    }
+
+    var shell: GnomeShellSession { desktop }
+
+    /// Waits until the tray shows a notification with this body.
+    func trayNotification(body: String) throws -> GnomeShellSession.TrayNotification {
+        var found: GnomeShellSession.TrayNotification?
+        try waitUntil("GNOME Shell shows \(body)", seconds: 20) {
+            found = try self.shell.tray().first { $0.body == body }
+            return found != nil
+        }
+        return found!
     }
 }

@@ -9,28 +9,8 @@ import Testing
 @Suite(.serialized) struct PlasmaTests {
     static let app = "org.example.Fake"
 
-    final class Run: DesktopAppRun {
-        private let started = Started<PlasmaSession>()
-        var plasma: PlasmaSession { started.value! }
-
-        init() throws {
-            let started = started
-            try super.init(app: PlasmaTests.app, serverName: "Plasma 5.27.5") { bus, data in
-                started.value = try PlasmaSession(
-                    bus: bus, directory: bus.directory, pinnedApps: [PlasmaTests.app], dataDirectories: [data])
-            }
-        }
-
-        /// The ID Plasma gave the popup with this body (from the bus: notifyd's NotificationPosted).
-        func postedID(_ recorder: SignalRecorder, body: String) throws -> UInt32 {
-            let signal = try #require(
-                recorder.wait(seconds: 20) { signal in
-                    guard let details = try? [String: DBusValue](dbusValue: signal.arguments[3]) else { return false }
-                    return details["body"] == .string(body)
-                }?.last)
-            return try signal.arguments.decode(2)
-        }
-    }
+    /// Plasma with notifyd and the fake app on a private bus.
+    typealias Run = DesktopAppRun<PlasmaSession>
 
     static let posted = [DBusMatchRule(interface: "org.notifyd.Notifyd1.Sessions", member: "NotificationPosted")]
 
@@ -236,5 +216,25 @@ extension PlasmaTests {
             try run.plasma.screen.screenshot(to: ended)
             return try PlankSession.differingPixels(try run.crop(plain, launchers), try run.crop(ended, launchers)) < 100
         }
+    }
+}
+
+extension DesktopAppRun where Desktop == PlasmaSession {
+    convenience init() throws {
+        try self.init(app: PlasmaTests.app, serverName: "Plasma 5.27.5") { bus, data in
+            try PlasmaSession(bus: bus, directory: bus.directory, pinnedApps: [PlasmaTests.app], dataDirectories: [data])
+        }
+    }
+
+    var plasma: PlasmaSession { desktop }
+
+    /// The ID Plasma gave the popup with this body (from the bus: notifyd's NotificationPosted).
+    func postedID(_ recorder: SignalRecorder, body: String) throws -> UInt32 {
+        let signal = try #require(
+            recorder.wait(seconds: 20) { signal in
+                guard let details = try? [String: DBusValue](dbusValue: signal.arguments[3]) else { return false }
+                return details["body"] == .string(body)
+            }?.last)
+        return try signal.arguments.decode(2)
     }
 }
