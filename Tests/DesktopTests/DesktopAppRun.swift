@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import NotifyTesting
+import Testing
 
 /// A desktop (GNOME Shell, Plasma) with notifyd and a test app on a private
 /// bus: the app is a DBusActivatable fake, pinned in the desktop's dock,
@@ -62,6 +63,15 @@ final class DesktopAppRun<Desktop> {
             destination: "org.notifyd.Notifyd1", path: "/org/notifyd/Notifyd1",
             interface: "org.notifyd.Notifyd1.Badges", member: "GetBadge", [.string(appID)]
         ).decode(0)
+    }
+
+    /// What Open must do: the file opened by its default handler (the app),
+    /// and the badge left as it was (opening a file is not activating the app).
+    func expectOpened(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let call = try #require(try app.waitForCalls(count: 1).first, sourceLocation: sourceLocation)
+        #expect(call.method == "Open", sourceLocation: sourceLocation)
+        #expect(call.uris == [URL(fileURLWithPath: path).absoluteString], sourceLocation: sourceLocation)
+        #expect(try badge() == 1, sourceLocation: sourceLocation)
     }
 
     /// A file of the test's, by name: its absolute path.

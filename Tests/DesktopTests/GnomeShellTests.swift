@@ -58,10 +58,7 @@ import Testing
         try run.event("gnome-2", "--title", "report.txt", "--path", path)
         let shown = try run.trayNotification(body: "report.txt")
         try run.shell.click(notification: shown.id, button: "Open")
-        let call = try #require(try run.app.waitForCalls(count: 1).first)
-        #expect(call.method == "Open")
-        #expect(call.uris == [URL(fileURLWithPath: path).absoluteString])
-        #expect(try run.badge() == 1)
+        try run.expectOpened(path)
     }
 
     /// What a person sees: Dash to Dock draws notifyd's count and progress

@@ -34,10 +34,7 @@ import Testing
         let path = try run.file("report.txt")
         try run.event("plasma-2", "--title", "report.txt", "--path", path)
         try run.plasma.invokeAction(id: try run.postedID(recorder, body: "report.txt"), action: "open")
-        let call = try #require(try run.app.waitForCalls(count: 1).first)
-        #expect(call.method == "Open")
-        #expect(call.uris == [URL(fileURLWithPath: path).absoluteString])
-        #expect(try run.badge() == 1)
+        try run.expectOpened(path)
     }
 
     /// What a person sees: the task manager draws notifyd's count on the
