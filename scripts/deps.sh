@@ -40,3 +40,26 @@ notifyd_require_swift() {
         exit 1
     }
 }
+
+# Runs `swift test ARGS...` with its output in the regular file LOG, shown
+# as it grows. swift test relays the test binary's output through a buffer
+# and drops what is left in it when it exits: behind a slow reader (a CI
+# log, a pipe) the end of a run was lost, summary included, and the status
+# was still 0. A regular file never holds swift test back. Returns its
+# status, or 1 when the run never said that its tests passed.
+notifyd_swift_test() {
+    local log=$1 status=0 runner
+    shift
+    swift test "$@" >"$log" 2>&1 &
+    runner=$!
+    # A script's background job ignores Ctrl-C: pass it on.
+    trap 'kill -TERM "$runner" 2>/dev/null; exit 130' INT TERM
+    tail -n +1 -f --pid="$runner" "$log" || true
+    wait "$runner" || status=$?
+    trap - INT TERM
+    if [ "$status" -eq 0 ] && ! grep -aqE 'Test run with [0-9]+ tests?( in [0-9]+ suites?)? passed' "$log"; then
+        echo "swift test ended without saying that its tests passed (was it killed?): a failure" >&2
+        status=1
+    fi
+    return "$status"
+}

@@ -34,9 +34,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
         // A process group of its own: a desktop program that signals its
-        // group on the way out (seen: a full run ended early, with status 0
-        // and no summary, after the Plasma test with an app window) must
-        // not reach the test runner.
+        // group on the way out must not reach the test runner.
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(
             &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
