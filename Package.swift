@@ -65,6 +65,7 @@ let package = Package(
     products: [
         .executable(name: "notifyd", targets: ["notifyd"]),
         .executable(name: "notifyctl", targets: ["notifyctl"]),
+        .executable(name: "notifyd-browser-host", targets: ["notifyd-browser-host"]),
         .executable(name: "notifyd-bench", targets: ["notifyd-bench"]),
         .executable(name: "notifyd-fuzz", targets: ["notifyd-fuzz"]),
         .library(name: "DBus", targets: ["DBus"]),
@@ -129,6 +130,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
 
+        // The browser extension's native messaging host, without Foundation
+        // (it starts with each browser).
+        .target(name: "BrowserBridge", dependencies: ["DBus", "NotifyCore"], swiftSettings: strictSettings),
+
         // MARK: Executables
         .executableTarget(
             name: "notifyd",
@@ -143,6 +148,9 @@ let package = Package(
                 "DBus", "NotifyCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSettings, linkerSettings: releaseLinking),
+        .executableTarget(
+            name: "notifyd-browser-host", dependencies: ["BrowserBridge", "DBus", "NotifyCore"],
             swiftSettings: strictSettings, linkerSettings: releaseLinking),
         .executableTarget(
             name: "notifyd-bench",
@@ -179,6 +187,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
+        .testTarget(name: "BrowserBridgeTests", dependencies: ["BrowserBridge", "DBus"], swiftSettings: strictSettings),
         .testTarget(
             name: "NotifyDesktopTests", dependencies: ["NotifyDesktop", "DBus", "NotifyTesting", "CGioUnix"],
             swiftSettings: strictSettings),

@@ -1,0 +1,100 @@
+public import DBus
+import NotifyCore
+
+/// One call the host makes to notifyd.
+public struct HostCall: Equatable, Sendable {
+    public var interface: String
+    public var member: String
+    public var arguments: [DBusValue]
+}
+
+/// Decides which calls to notifyd a browser message becomes (SPEC,
+/// "Browser downloads"); the executable makes them.
+///
+/// Its only memory is when each running download last reported progress,
+/// for the limit of two progress events a second; that is forgotten when
+/// the download ends, and bounded.
+public struct DownloadReporter {
+    /// The browser's app ID (desktop entry ID).
+    public let app: String
+    /// Tells apart the profiles of one browser in session IDs.
+    public let profile: String
+    private var lastProgress: [String: UInt64] = [:]
+    /// Nanoseconds between two progress events of one download.
+    static let progressInterval: UInt64 = 500_000_000
+    static let rememberedDownloads = 4096
+
+    public init(app: String, profile: String) {
+        self.app = app
+        self.profile = profile
+    }
+
+    /// The session of a download: unique per download and browser profile.
+    public func sessionID(_ download: DownloadReport) -> String {
+        "browser:\(profile):\(download.startTime):\(download.id)"
+    }
+
+    /// The calls for `message`, at monotonic time `now` (nanoseconds).
+    public mutating func calls(for message: BrowserMessage, now: UInt64) -> [HostCall] {
+        switch message {
+        case .focus(let focused):
+            return [HostCall(
+                interface: NotifydNames.appsInterface, member: focused ? "DidBecomeActive" : "DidEnterBackground",
+                arguments: [.string(app)])]
+        case .download(let download):
+            return calls(for: download, now: now)
+        }
+    }
+
+    private mutating func calls(for download: DownloadReport, now: UInt64) -> [HostCall] {
+        let session = sessionID(download)
+        var event: [String: DBusValue] = [:]
+        if !download.incognito {
+            let name = download.filename.split(separator: "/").last.map(String.init) ?? ""
+            if !name.isEmpty { event["title"] = .string(name) }
+        }
+        let ending: String
+        if download.vanished || (download.state == .interrupted && download.error == "USER_CANCELED" && !download.paused) {
+            // Cancelled in the browser (or gone): the session ends, without a popup.
+            event = ["kind": .string("failed"), "notify": .boolean(false), "badge": .int32(0), "sound": .string(""),
+                     "error": .string("Cancelled")]
+            ending = "CancelSession"
+        } else if download.state == .complete {
+            event["kind"] = .string("finished")
+            if !download.incognito {
+                if download.filename.hasPrefix("/"), download.filename.utf8.count <= 4096 {
+                    event["path"] = .string(download.filename)
+                }
+                if Self.isReportable(url: download.url) { event["uri"] = .string(download.url) }
+            }
+            ending = "CompleteSession"
+        } else if download.state == .interrupted && !download.paused {
+            event["kind"] = .string("failed")
+            event["error"] = .string(DownloadFailureReason.words(for: download.error))
+            ending = "CompleteSession"
+        } else {
+            if let last = lastProgress[session], now &- last < Self.progressInterval { return [] }
+            if lastProgress.count >= Self.rememberedDownloads { lastProgress.removeAll() }
+            lastProgress[session] = now
+            event["kind"] = .string("progress")
+            event["bytes-written"] = .uint64(download.bytesReceived)
+            if let total = download.totalBytes, total > 0 { event["bytes-expected"] = .uint64(total) }
+            return [report(session, event)]
+        }
+        lastProgress[session] = nil
+        return [report(session, event),
+                HostCall(interface: NotifydNames.sessionsInterface, member: ending, arguments: [.string(session)])]
+    }
+
+    private func report(_ session: String, _ event: [String: DBusValue]) -> HostCall {
+        HostCall(
+            interface: NotifydNames.sessionsInterface, member: "HandleEventsForBackgroundSession",
+            arguments: [.string(session), .string(app), .vardict(event)])
+    }
+
+    /// A web address worth keeping: http(s) or ftp and not long (a `data:`
+    /// or `blob:` URL is the file itself, or nothing a person can use).
+    static func isReportable(url: String) -> Bool {
+        url.utf8.count <= 2048 && (url.hasPrefix("https://") || url.hasPrefix("http://") || url.hasPrefix("ftp://"))
+    }
+}
