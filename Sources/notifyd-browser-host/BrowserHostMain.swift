@@ -36,6 +36,7 @@ enum BrowserHostMain {
             arguments: arguments, parentExecutable: readLink("/proc/\(parent)/exe"),
             parentArguments: commandLine(of: parent),
             override: getenv("NOTIFYD_BROWSER_APP_ID").map { String(cString: $0) })
+        complain("reporting the downloads of \(identity.app) (profile \(identity.profile))")
         var reporter = DownloadReporter(app: identity.app, profile: identity.profile)
         let reader = NativeMessageReader(descriptor: 0)
         var bus: DBusConnection?
@@ -109,6 +110,7 @@ enum BrowserHostMain {
             if got <= 0 { break }
             bytes += chunk[..<got]
         }
-        return bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        // Chromium rewrites its title: one string, the arguments between spaces.
+        return bytes.split(separator: 0).flatMap { $0.split(separator: 0x20) }.map { String(decoding: $0, as: UTF8.self) }
     }
 }

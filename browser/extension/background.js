@@ -1,0 +1,147 @@
+// The notifyd browser extension: reports each download to notifyd through
+// the native messaging host org.notifyd.browser (notifyd-browser-host),
+// which turns them into background sessions of the browser's app.
+//
+// One source for Firefox (an event page: background "scripts") and
+// Chromium-based browsers (a service worker). Both may stop this script
+// when idle, so it keeps no state that matters: at every start it asks
+// the browser what is downloading and reports it again.
+"use strict";
+
+const api = globalThis.browser ?? globalThis.chrome;
+const HOST = "org.notifyd.browser";
+const POLL_MS = 1000;
+
+let port = null;
+// The downloads being followed: id -> the last item seen.
+const followed = new Map();
+let pollTimer = null;
+let focusTimer = null;
+
+function connect() {
+  if (port) return port;
+  try {
+    port = api.runtime.connectNative(HOST);
+  } catch (error) {
+    console.warn("notifyd: cannot start the host:", error);
+    port = null;
+    return null;
+  }
+  port.onDisconnect.addListener(() => {
+    const error = api.runtime.lastError ?? port?.error;
+    if (error) console.warn("notifyd: the host left:", error.message ?? error);
+    port = null;
+    // Started again for the next download; what runs now is sent again.
+    if (followed.size > 0) setTimeout(catchUp, POLL_MS);
+  });
+  return port;
+}
+
+function send(message) {
+  const current = connect();
+  if (!current) return;
+  try {
+    current.postMessage(message);
+  } catch (error) {
+    port = null;
+  }
+}
+
+function report(item, vanished = false) {
+  send({
+    type: "download",
+    download: {
+      id: item.id,
+      startTime: item.startTime,
+      state: item.state,
+      incognito: Boolean(item.incognito),
+      filename: item.filename || "",
+      url: item.finalUrl || item.url || "",
+      bytesReceived: item.bytesReceived ?? 0,
+      totalBytes: item.totalBytes ?? -1,
+      error: item.error ?? null,
+      paused: Boolean(item.paused),
+      vanished,
+    },
+  });
+}
+
+function isRunning(item) {
+  // Firefox shows a paused download as interrupted, with `paused`.
+  return item.state === "in_progress" || (item.state === "interrupted" && item.paused);
+}
+
+// Reports the newest state of a followed download, and stops following it
+// when it ended (or vanished: erased from the list, or never seen again).
+async function refresh(id) {
+  let items = [];
+  try {
+    items = await api.downloads.search({ id });
+  } catch (error) {
+    items = [];
+  }
+  const item = items[0];
+  if (!item) {
+    const last = followed.get(id);
+    followed.delete(id);
+    if (last) report(last, true);
+    return;
+  }
+  report(item);
+  if (isRunning(item)) followed.set(id, item);
+  else followed.delete(id);
+}
+
+// `onChanged` carries no `bytesReceived`: while something runs, ask the
+// browser about once a second.
+function schedulePoll() {
+  if (pollTimer !== null || followed.size === 0) return;
+  pollTimer = setTimeout(async () => {
+    pollTimer = null;
+    await Promise.all([...followed.keys()].map(refresh));
+    schedulePoll();
+  }, POLL_MS);
+}
+
+// At start (and when the host comes back): what runs now. A download
+// opened with the browser begins before this script listens.
+async function catchUp() {
+  let running = [];
+  try {
+    running = await api.downloads.search({ state: "in_progress" });
+  } catch (error) {
+    return;
+  }
+  for (const item of running) followed.set(item.id, item);
+  await Promise.all([...followed.keys()].map(refresh));
+  schedulePoll();
+}
+
+api.downloads.onCreated.addListener((item) => {
+  followed.set(item.id, item);
+  report(item);
+  schedulePoll();
+});
+
+api.downloads.onChanged.addListener(async (delta) => {
+  if (!followed.has(delta.id) && !delta.state) return;
+  await refresh(delta.id);
+  schedulePoll();
+});
+
+api.downloads.onErased?.addListener((id) => {
+  const last = followed.get(id);
+  followed.delete(id);
+  if (last) report(last, true);
+});
+
+// Focus: the browser is the active app while one of its windows has it.
+// Moving between two windows passes through "none": wait a moment.
+api.windows?.onFocusChanged.addListener((windowId) => {
+  clearTimeout(focusTimer);
+  focusTimer = setTimeout(() => {
+    send({ type: "focus", focused: windowId !== api.windows.WINDOW_ID_NONE });
+  }, 300);
+});
+
+catchUp();
