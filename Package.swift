@@ -205,6 +205,11 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["DBus", "NotifyTesting", "notifyd", "notifyctl", "notifyd-fuzz"],
             swiftSettings: strictSettings),
+        // Chromium and Firefox ESR, headless, with the extension and the host.
+        .testTarget(
+            name: "BrowserTests",
+            dependencies: ["DBus", "NotifyTesting", "notifyd", "notifyctl", "notifyd-browser-host", "BrowserBridge"],
+            swiftSettings: strictSettings),
         // Real notification servers under Xvfb, one after another; renders docs/DESKTOPS.md.
         .testTarget(
             name: "DesktopTests",

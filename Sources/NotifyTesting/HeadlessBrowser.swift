@@ -1,0 +1,109 @@
+import Foundation
+
+/// Chromium or Firefox ESR from Debian, headless, with notifyd's extension
+/// (`browser/extension`) and the built `notifyd-browser-host` as its native
+/// messaging host, on a private bus (Tests/BrowserTests).
+///
+/// Each browser gets a profile, a home and a downloads directory of its
+/// own, so nothing of the user's is read or written.
+public final class HeadlessBrowser: @unchecked Sendable {
+    public enum Kind: String, Sendable, CaseIterable, CustomStringConvertible {
+        case chromium
+        case firefox = "firefox-esr"
+
+        /// The app ID the host reports for this browser (its desktop entry ID).
+        public var appID: String { rawValue }
+        public var description: String { rawValue }
+        /// The Debian package of the browser.
+        var package: String { self == .chromium ? "chromium" : "firefox-esr" }
+    }
+
+    public let kind: Kind
+    public let directory: URL
+    /// Where downloads are saved.
+    public let downloads: URL
+    private var process: SpawnedProcess?
+
+    /// The extension's Chromium ID, fixed by the `key` of its manifest.
+    public static let chromiumExtensionID = "khdbmcmnoolejdfdmlgcgiiafanjhbkc"
+    public static let firefoxExtensionID = "browser@notifyd.org"
+    public static var extensionDirectory: URL {
+        Executables.repositoryRoot().appendingPathComponent("browser/extension")
+    }
+    public static var host: String { Executables.directory.appendingPathComponent("notifyd-browser-host").path }
+
+    /// Prepares the profile (nothing runs until ``open(_:busAddress:)``).
+    public init(_ kind: Kind, in directory: URL) throws {
+        _ = try requireTool(kind == .chromium ? "chromium" : "firefox-esr", package: kind.package)
+        self.kind = kind
+        self.directory = directory
+        downloads = directory.appendingPathComponent("downloads")
+        for sub in ["downloads", "profile", "home"] {
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        switch kind {
+        case .chromium: try prepareChromium()
+        case .firefox: try prepareFirefox()
+        }
+    }
+
+    deinit { stop() }
+
+    var profile: URL { directory.appendingPathComponent("profile") }
+    var home: URL { directory.appendingPathComponent("home") }
+
+    /// Starts the browser on `url`, with notifyd's bus as its session bus.
+    public func open(_ url: String, busAddress: String, private isPrivate: Bool = false) throws {
+        let log = Glibc.open(directory.appendingPathComponent("browser.log").path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        defer { close(log) }
+        var environment = childEnvironment([
+            "DBUS_SESSION_BUS_ADDRESS": busAddress, "HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+            "XDG_CACHE_HOME": home.appendingPathComponent(".cache").path, "MOZ_HEADLESS": "1",
+        ])
+        environment["DISPLAY"] = nil
+        environment["WAYLAND_DISPLAY"] = nil
+        let arguments: [String]
+        switch kind {
+        case .chromium:
+            arguments = ["--headless=new", "--no-sandbox", "--no-first-run", "--disable-gpu", "--user-data-dir=\(profile.path)",
+                         "--load-extension=\(Self.extensionDirectory.path)"] + (isPrivate ? ["--incognito"] : []) + [url]
+        case .firefox:
+            arguments = ["--headless", "--no-remote", "--profile", profile.path] + (isPrivate ? ["--private-window"] : []) + [url]
+        }
+        let executable = try requireTool(kind == .chromium ? "chromium" : "firefox-esr", package: kind.package)
+        process = try SpawnedProcess(executable, arguments, environment: environment, stdoutFD: log, stderrFD: log)
+    }
+
+    /// Ends the browser and everything it started (its process group).
+    public func stop() {
+        guard let process, process.isRunning else { return }
+        Foundation.kill(-process.pid, SIGTERM)
+        try? waitUntil("the browser ends", seconds: 10) { !process.isRunning }
+        Foundation.kill(-process.pid, SIGKILL)
+        process.kill(SIGKILL)
+        self.process = nil
+    }
+
+    /// The process IDs of the host instances this browser runs now.
+    public func hostProcesses() -> [pid_t] {
+        guard let browser = process?.pid else { return [] }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry), pid != browser,
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 3, pid_t(fields[3]) == browser,  // its process group
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) == Self.host
+            else { return nil }
+            return pid
+        }
+    }
+
+    /// What the browser has logged (the host's standard error included).
+    public var log: String {
+        (try? String(contentsOf: directory.appendingPathComponent("browser.log"), encoding: .utf8)) ?? ""
+    }
+}
