@@ -11,15 +11,18 @@ public struct HostCall: Equatable, Sendable {
 /// Decides which calls to notifyd a browser message becomes (SPEC,
 /// "Browser downloads"); the executable makes them.
 ///
-/// Its only memory is when each running download last reported progress,
-/// for the limit of two progress events a second; that is forgotten when
-/// the download ends, and bounded.
+/// Its only memory, bounded: when each running download last reported
+/// progress (at most two progress events a second), and which downloads
+/// ended (each end is reported once).
 public struct DownloadReporter {
     /// The browser's app ID (desktop entry ID).
     public let app: String
     /// Tells apart the profiles of one browser in session IDs.
     public let profile: String
     private var lastProgress: [String: UInt64] = [:]
+    /// Downloads whose end was reported: a second report of it (an
+    /// extension that saw it twice) is dropped.
+    private var ended: Set<String> = []
     /// Nanoseconds between two progress events of one download.
     static let progressInterval: UInt64 = 500_000_000
     static let rememberedDownloads = 4096
@@ -48,6 +51,7 @@ public struct DownloadReporter {
 
     private mutating func calls(for download: DownloadReport, now: UInt64) -> [HostCall] {
         let session = sessionID(download)
+        guard !ended.contains(session) else { return [] }
         var event: [String: DBusValue] = [:]
         if !download.incognito {
             let name = download.filename.split(separator: "/").last.map(String.init) ?? ""
@@ -82,6 +86,8 @@ public struct DownloadReporter {
             return [report(session, event)]
         }
         lastProgress[session] = nil
+        if ended.count >= Self.rememberedDownloads { ended.removeAll() }
+        ended.insert(session)
         return [report(session, event),
                 HostCall(interface: NotifydNames.sessionsInterface, member: ending, arguments: [.string(session)])]
     }

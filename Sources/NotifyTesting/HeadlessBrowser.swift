@@ -85,20 +85,18 @@ public final class HeadlessBrowser: @unchecked Sendable {
         self.process = nil
     }
 
-    /// The process IDs of the host instances this browser runs now.
-    public func hostProcesses() -> [pid_t] {
-        guard let browser = process?.pid else { return [] }
+    /// The process IDs of the host instances running on `busAddress` (the
+    /// test's own bus: no other test's browser uses it).
+    public func hostProcesses(busAddress: String) -> [pid_t] {
+        let host = URL(fileURLWithPath: Self.host).resolvingSymlinksInPath().path
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> pid_t? in
-            guard let pid = pid_t(entry), pid != browser,
-                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
+            guard let pid = pid_t(entry),
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) == host,
+                let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
             else { return nil }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 3, pid_t(fields[3]) == browser,  // its process group
-                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) == Self.host
-            else { return nil }
-            return pid
+            let variables = environment.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return variables.contains("DBUS_SESSION_BUS_ADDRESS=\(busAddress)") ? pid : nil
         }
     }
 

@@ -4,8 +4,8 @@ import Foundation
 /// downloads a moment after they load, and files sent slowly in chunks,
 /// cut off on demand (Tests/BrowserTests).
 ///
-/// - `/page?to=URL[,URL...]&delay=MS`: clicks a download link to each URL
-///   `MS` ms after it loads (a download opened at the browser's launch
+/// - `/page?to=URL[,URL...]&delay=MS`: clicks a download link to each URL,
+///   the first `MS` ms after it loads, the others 250 ms apart (a download opened at the browser's launch
 ///   would begin before the extension listens);
 /// - `/file/NAME?size=N&chunks=K&gap=MS[&cut=M]`: `N` bytes as an
 ///   attachment named `NAME`, in `K` chunks `MS` ms apart; with `cut`, the
@@ -30,8 +30,10 @@ public final class SlowDownloadServer: @unchecked Sendable {
                 if url.path == "/page":
                     links = "".join(f'<a href="{to}" download>{to}</a>' for to in query.get("to", "").split(","))
                     delay = int(query.get("delay", "1000"))
-                    body = (f"<!doctype html><title>downloads</title><body>{links}<script>setTimeout(() => "
-                            f"{{ for (const a of document.querySelectorAll('a')) a.click(); }}, {delay});"
+                    # One click every 250 ms: Chromium drops some of the downloads a
+                    # page starts at the same moment.
+                    body = (f"<!doctype html><title>downloads</title><body>{links}<script>"
+                            f"document.querySelectorAll('a').forEach((a, i) => setTimeout(() => a.click(), {delay} + 250 * i));"
                             "</script></body>").encode()
                     self.send_response(200)
                     self.send_header("Content-Type", "text/html")

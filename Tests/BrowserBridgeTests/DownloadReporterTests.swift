@@ -55,6 +55,14 @@ import Testing
         #expect(calls.last?.arguments == [.string(reporter.sessionID(download(.complete)))])
     }
 
+    @Test func anEndIsReportedOnceAndNothingFollowsIt() {
+        var reporter = DownloadReporter(app: "chromium", profile: "p")
+        #expect(reporter.calls(for: .download(download(.complete)), now: 0).count == 2)
+        #expect(reporter.calls(for: .download(download(.complete)), now: 1).isEmpty, "the same end again")
+        #expect(reporter.calls(for: .download(download(.inProgress)), now: 2 * Self.second).isEmpty, "a late progress")
+        #expect(reporter.calls(for: .download(download(.complete) { $0.id = 9 }), now: 3).count == 2, "another download")
+    }
+
     @Test func aFailureSaysWhyInPlainWords() {
         var reporter = DownloadReporter(app: "chromium", profile: "p")
         let calls = reporter.calls(for: .download(download(.interrupted) { $0.error = "NETWORK_FAILED" }), now: 0)
@@ -68,7 +76,7 @@ import Testing
 
     @Test func aCancelledOrVanishedDownloadEndsWithoutAPopup() {
         var reporter = DownloadReporter(app: "chromium", profile: "p")
-        for report in [download(.interrupted) { $0.error = "USER_CANCELED" }, download(.inProgress) { $0.vanished = true }] {
+        for report in [download(.interrupted) { $0.error = "USER_CANCELED" }, download(.inProgress) { $0.id = 8; $0.vanished = true }] {
             let calls = reporter.calls(for: .download(report), now: 0)
             #expect(calls.map(\.member) == ["HandleEventsForBackgroundSession", "CancelSession"])
             #expect(event(calls.first)["notify"] == .boolean(false))

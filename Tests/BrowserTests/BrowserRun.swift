@@ -11,14 +11,16 @@ final class BrowserRun: @unchecked Sendable {
     let client: DBusConnection
     let server: RecordingNotificationServer
     let web: SlowDownloadServer
-    let browser: HeadlessBrowser
+    /// The browser (not started yet); nil for a run that drives the host itself.
+    let headless: HeadlessBrowser?
+    var browser: HeadlessBrowser { headless! }
     /// notifyd's `HandleEventsForBackgroundSession` signals: each finished
     /// or failed event, with its dictionary.
     let reported: SignalRecorder
     static let path = "/org/notifyd/Notifyd1"
     static let sessionsInterface = "org.notifyd.Notifyd1.Sessions"
 
-    init(_ kind: HeadlessBrowser.Kind) throws {
+    init(_ kind: HeadlessBrowser.Kind, browser: Bool = true) throws {
         bus = try TestBus()
         daemon = try DaemonProcess(bus: bus)
         client = try DBusConnection.connect(to: .address(bus.address))
@@ -27,7 +29,7 @@ final class BrowserRun: @unchecked Sendable {
             rules: [DBusMatchRule(interface: Self.sessionsInterface, member: "HandleEventsForBackgroundSession")])
         server = try RecordingNotificationServer(address: bus.address)
         web = try SlowDownloadServer(scratch: bus.directory)
-        browser = try HeadlessBrowser(kind, in: bus.directory.appendingPathComponent("browser"))
+        headless = browser ? try HeadlessBrowser(kind, in: bus.directory.appendingPathComponent("browser")) : nil
         try waitUntil("notifyd sees the notification server", seconds: 10) {
             let server: DBusValue = try self.call(
                 "org.freedesktop.DBus.Properties", "Get",
@@ -37,9 +39,9 @@ final class BrowserRun: @unchecked Sendable {
         }
     }
 
-    deinit { browser.stop() }
+    deinit { headless?.stop() }
 
-    var app: String { browser.kind.appID }
+    var app: String { headless?.kind.appID ?? "" }
 
     @discardableResult
     func call(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
@@ -70,8 +72,8 @@ final class BrowserRun: @unchecked Sendable {
         }
     }
 
-    func badge() throws -> UInt32 {
-        try call("org.notifyd.Notifyd1.Badges", "GetBadge", [.string(app)]).decode(0)
+    func badge(of app: String? = nil) throws -> UInt32 {
+        try call("org.notifyd.Notifyd1.Badges", "GetBadge", [.string(app ?? self.app)]).decode(0)
     }
 
     /// The event dictionaries of `finished` and `failed` events notifyd
@@ -85,14 +87,18 @@ final class BrowserRun: @unchecked Sendable {
             guard let kind = event($0)?["kind"] else { return false }
             return kind != .string("progress")
         }) else {
-            throw TestFailure("notifyd got fewer than \(count) ends of \(app)'s downloads in \(Int(seconds)) s:\n\(browser.log)")
+            let got = reported.received.filter { event($0)?["kind"].map { $0 != .string("progress") } ?? false }.count
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: browser.downloads.path).count) ?? 0
+            throw TestFailure(
+                "notifyd got \(got) ends of \(app)'s downloads in \(Int(seconds)) s, not \(count) (\(files) files saved):\n\(browser.log)")
         }
         return signals.compactMap(event)
     }
 
     /// The popups of the browser's app, waiting (bounded) for `count`.
-    func popups(count: Int, seconds: Double = 60) throws -> [RecordingNotificationServer.Recorded] {
-        try waitUntil("\(count) popups of \(app):\n\(browser.log)", seconds: seconds) {
+    func popups(count: Int, seconds: Double = 60, app: String? = nil) throws -> [RecordingNotificationServer.Recorded] {
+        let app = app ?? self.app
+        try waitUntil("\(count) popups of \(app):\n\(headless?.log ?? "")", seconds: seconds) {
             server.notifications.filter { $0.hints["desktop-entry"] == .string(app) && $0.summary.hasPrefix("Download") }
                 .count >= count
         }

@@ -15,6 +15,9 @@ const POLL_MS = 1000;
 let port = null;
 // The downloads being followed: id -> the last item seen.
 const followed = new Map();
+// The downloads whose end was reported (the poll and onChanged may both
+// see it): each end is sent once.
+const ended = new Set();
 let pollTimer = null;
 let focusTimer = null;
 
@@ -87,9 +90,15 @@ async function refresh(id) {
     if (last) report(last, true);
     return;
   }
+  if (isRunning(item)) {
+    followed.set(id, item);
+  } else {
+    followed.delete(id);
+    if (ended.has(id)) return;
+    ended.add(id);
+    if (ended.size > 1000) ended.delete(ended.values().next().value);
+  }
   report(item);
-  if (isRunning(item)) followed.set(id, item);
-  else followed.delete(id);
 }
 
 // `onChanged` carries no `bytesReceived`: while something runs, ask the
