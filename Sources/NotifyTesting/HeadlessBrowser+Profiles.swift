@@ -3,23 +3,18 @@ import Foundation
 /// The profiles: the host's manifest where each browser looks for it, the
 /// extension, and preferences that save downloads without asking.
 extension HeadlessBrowser {
-    /// The native messaging host manifest, as `notifyctl browser install` writes it.
-    static func hostManifest(for kind: Kind) -> String {
-        let allowed = kind == .chromium
-            ? #""allowed_origins": ["chrome-extension://\#(chromiumExtensionID)/"]"#
-            : #""allowed_extensions": ["\#(firefoxExtensionID)"]"#
-        return """
-            {"name": "org.notifyd.browser", "description": "notifyd: browser downloads", \
-            "path": "\(host)", "type": "stdio", \(allowed)}
-
-            """
+    /// Writes the host manifests with `notifyctl browser install`, as a
+    /// user would (into this browser's home), and returns what it printed.
+    func installHostManifests() throws -> String {
+        let result = try runProcess(Executables.notifyctl, ["browser", "install"], environment: [
+            "HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+        ])
+        guard result.status == 0 else { throw TestFailure("notifyctl browser install failed: \(result.stderr)") }
+        return result.stdout
     }
 
     func prepareChromium() throws {
-        let hosts = profile.appendingPathComponent("NativeMessagingHosts")
-        try FileManager.default.createDirectory(at: hosts, withIntermediateDirectories: true)
-        try Self.hostManifest(for: .chromium).write(
-            to: hosts.appendingPathComponent("org.notifyd.browser.json"), atomically: true, encoding: .utf8)
+        _ = try installHostManifests()
         let defaultProfile = profile.appendingPathComponent("Default")
         try FileManager.default.createDirectory(at: defaultProfile, withIntermediateDirectories: true)
         // Downloads go to the test's directory without a prompt, and a page
@@ -31,10 +26,7 @@ extension HeadlessBrowser {
     }
 
     func prepareFirefox() throws {
-        let hosts = home.appendingPathComponent(".mozilla/native-messaging-hosts")
-        try FileManager.default.createDirectory(at: hosts, withIntermediateDirectories: true)
-        try Self.hostManifest(for: .firefox).write(
-            to: hosts.appendingPathComponent("org.notifyd.browser.json"), atomically: true, encoding: .utf8)
+        _ = try installHostManifests()
         // The extension as an unsigned add-on of the profile, named by its ID
         // (ESR installs it when signatures are not required).
         let extensions = profile.appendingPathComponent("extensions")

@@ -38,7 +38,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
         self.kind = kind
         self.directory = directory
         downloads = directory.appendingPathComponent("downloads")
-        for sub in ["downloads", "profile", "home"] {
+        for sub in ["downloads", "profile", "home/.config/chromium"] {
             try FileManager.default.createDirectory(
                 at: directory.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
@@ -50,7 +50,11 @@ public final class HeadlessBrowser: @unchecked Sendable {
 
     deinit { stop() }
 
-    var profile: URL { directory.appendingPathComponent("profile") }
+    /// Chromium's profile is where `--user-data-dir` defaults to, so that
+    /// `notifyctl browser install` writes its host manifest where it looks.
+    var profile: URL {
+        kind == .chromium ? home.appendingPathComponent(".config/chromium") : directory.appendingPathComponent("profile")
+    }
     var home: URL { directory.appendingPathComponent("home") }
 
     /// Starts the browser on `url`, with notifyd's bus as its session bus.
