@@ -14,6 +14,8 @@ NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound
 NOTIFYD_DESKTOP_PACKAGES=(xfce4-notifyd notification-daemon mate-notification-daemon lxqt-notificationd notify-osd xcompmgr x11-utils plank imagemagick xdotool adwaita-icon-theme fonts-dejavu-core
     gnome-shell gjs gnome-shell-extension-dashtodock plasma-desktop kwin-x11 gir1.2-gtk-3.0)
 NOTIFYD_TOOL_PACKAGES=(transmission-daemon transmission-cli yt-dlp)
+# The browsers whose downloads the extension reports (Tests/BrowserTests, headless).
+NOTIFYD_BROWSER_PACKAGES=(chromium firefox-esr)
 # Building the Debian package (scripts/package) and testing it in a clean
 # Debian root (scripts/test-package).
 NOTIFYD_PACKAGE_PACKAGES=(debhelper dpkg-dev lintian libglib2.0-dev mmdebstrap)

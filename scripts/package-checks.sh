@@ -72,6 +72,13 @@ tab_completes() {  # WORD...: what bash offers after `notifyctl WORD... <TAB>`
         "$function" notifyctl "" "${COMP_WORDS[COMP_CWORD - 1]}"
         printf "%s\n" "${COMPREPLY[@]}"' completion "$@"
 }
+browser_reports() {  # a completed download, framed as a browser sends it to the host
+    local message='{"type":"download","download":{"id":1,"startTime":"2026-01-01T00:00:00Z","state":"complete","filename":"/home/alice/Downloads/debian-12.iso"}}'
+    local n=${#message} header
+    header=$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((n & 255)) $((n >> 8 & 255)) 0 0)
+    # shellcheck disable=SC2059 # the header is the format: its escapes are the length's bytes
+    printf "$header%s" "$message" | as_alice env NOTIFYD_BROWSER_APP_ID=firefox-esr /usr/lib/notifyd/notifyd-browser-host
+}
 fetch_completes() {  # APP RESULT: the running fetch (the schedule's first starts at once), else FetchNow, completed
     local id
     id=$(as_alice notifyctl fetch show "$1" --json | jq -r '.running // empty')
@@ -105,6 +112,16 @@ fresh() {
     check "the badge read back" equals 3 as_alice notifyctl badge get org.example.Mail
     check "activating the app" as_alice notifyctl activate org.example.Mail
     check "activating the app cleared its badge" equals 0 as_alice notifyctl badge get org.example.Mail
+    check "the browser host is installed" says "notifyd-browser-host 0.2" /usr/lib/notifyd/notifyd-browser-host --version
+    check "Firefox's system-wide host manifest names it" in_bash \
+        'jq -e ".path == \"/usr/lib/notifyd/notifyd-browser-host\" and .allowed_extensions == [\"browser@notifyd.org\"]" /usr/lib/mozilla/native-messaging-hosts/org.notifyd.browser.json'
+    check "Chromium's system-wide host manifest names it" in_bash \
+        'jq -e ".path == \"/usr/lib/notifyd/notifyd-browser-host\"" /etc/chromium/native-messaging-hosts/org.notifyd.browser.json'
+    check "the extension's files are installed" test -f /usr/share/notifyd/browser/extension/background.js
+    check "a download the browser reports reaches notifyd" browser_reports
+    check "its badge is on the browser" equals 1 as_alice notifyctl badge get firefox-esr
+    check "notifyctl browser status sees the system-wide manifests" in_bash \
+        'as_alice notifyctl browser status | grep -E "^Firefox +no +- +set up$"'
     check "a fetch interval" as_alice notifyctl fetch interval org.example.Reader 3600
     check "a fetch run and completed (the first, planned at once)" fetch_completes org.example.Reader new-data
     check "the fetch's result in the schedule" says '"last_result":"new-data"' as_alice notifyctl fetch show org.example.Reader --json
