@@ -50,6 +50,26 @@ import NotifyTesting
         #expect(rows.contains("Google Chrome no - -"))
     }
 
+    /// The package's system-wide manifests (`browser/*.json`) are what
+    /// `notifyctl browser install` writes for the packaged host.
+    @Test func thePackagedManifestsAreWhatInstallWrites() throws {
+        _ = try requireTool("chromium", package: "chromium")
+        _ = try requireTool("firefox-esr", package: "firefox-esr")
+        let result = try runProcess(Executables.notifyctl, ["browser", "install"], environment: [
+            "HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+            "NOTIFYD_BROWSER_HOST": "/usr/lib/notifyd/notifyd-browser-host",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let browser = Executables.repositoryRoot().appendingPathComponent("browser")
+        for (packaged, written) in [
+            ("org.notifyd.browser.firefox.json", ".mozilla/native-messaging-hosts/org.notifyd.browser.json"),
+            ("org.notifyd.browser.chromium.json", ".config/chromium/NativeMessagingHosts/org.notifyd.browser.json"),
+        ] {
+            let expected = try String(contentsOf: browser.appendingPathComponent(packaged), encoding: .utf8)
+            #expect(try String(contentsOf: home.appendingPathComponent(written), encoding: .utf8) == expected, "\(packaged)")
+        }
+    }
+
     @Test func statusCallsAManifestWhoseHostIsGoneBroken() throws {
         let directory = home.appendingPathComponent(".config/chromium/NativeMessagingHosts")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -51,6 +51,9 @@ function send(message) {
 }
 
 function report(item, vanished = false) {
+  // A private window's download leaves the browser without its name,
+  // path or address.
+  const secret = Boolean(item.incognito);
   send({
     type: "download",
     download: {
@@ -58,8 +61,8 @@ function report(item, vanished = false) {
       startTime: item.startTime,
       state: item.state,
       incognito: Boolean(item.incognito),
-      filename: item.filename || "",
-      url: item.finalUrl || item.url || "",
+      filename: secret ? "" : item.filename || "",
+      url: secret ? "" : item.finalUrl || item.url || "",
       bytesReceived: item.bytesReceived ?? 0,
       totalBytes: item.totalBytes ?? -1,
       error: item.error ?? null,
