@@ -30,7 +30,12 @@ struct BrowserInstall: ParsableCommand {
             Per user (the default) into ~/.mozilla/native-messaging-hosts/ and \
             ~/.config/BROWSER/NativeMessagingHosts/; with --system into \
             /usr/lib/mozilla/native-messaging-hosts/, /etc/chromium/native-messaging-hosts/ and \
-            the like (as root). Only browsers whose program is on PATH are set up.
+            the like (as root). Only browsers whose program is on PATH are set up. The host is \
+            PREFIX/lib/notifyd/notifyd-browser-host; the extension, PREFIX/share/notifyd/browser/extension.
+
+            Examples:
+              notifyctl browser install
+              sudo notifyctl browser install --system
             """)
 
     @Flag(name: .customLong("user"), help: "Set up the browsers for this user (the default).")
@@ -86,7 +91,15 @@ struct BrowserInstall: ParsableCommand {
 
 struct BrowserStatus: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Say which browsers have the host set up, per user and system-wide.")
+        commandName: "status", abstract: "Say which browsers have the host set up, per user and system-wide.",
+        discussion: """
+            One line per browser notifyd knows: whether its program is on PATH, and whether its \
+            host manifest is set up for this user and for the machine (`broken` when the manifest \
+            names a host that is not there, `-` when there is none).
+
+            Examples:
+              notifyctl browser status
+            """)
 
     func run() throws {
         var rows = [["BROWSER", "INSTALLED", "USER", "SYSTEM"]]
