@@ -213,7 +213,7 @@ let package = Package(
         // Real notification servers under Xvfb, one after another; renders docs/DESKTOPS.md.
         .testTarget(
             name: "DesktopTests",
-            dependencies: ["DBus", "NotifyTesting", "notifyd", "notifyctl"],
+            dependencies: ["DBus", "NotifyTesting", "notifyd", "notifyctl", "notifyd-browser-host"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
