@@ -26,6 +26,8 @@ extension HeadlessBrowser {
     }
 
     func prepareFirefox() throws {
+        let port = try Self.freePort()
+        marionettePort = port
         _ = try installHostManifests()
         // The extension as an unsigned add-on of the profile, named by its ID
         // (ESR installs it when signatures are not required).
@@ -47,7 +49,7 @@ extension HeadlessBrowser {
             ("datareporting.policy.dataSubmissionEnabled", "false"), ("browser.aboutwelcome.enabled", "false"),
             ("app.update.enabled", "false"), ("extensions.update.enabled", "false"),
             ("toolkit.telemetry.reportingpolicy.firstRun", "false"),
-            ("extensions.allowPrivateBrowsingByDefault", "true"),
+            ("extensions.allowPrivateBrowsingByDefault", "true"), ("marionette.port", String(port)),
         ]
         try preferences.map { "user_pref(\"\($0.0)\", \($0.1));\n" }.joined()
             .write(to: profile.appendingPathComponent("user.js"), atomically: true, encoding: .utf8)

@@ -23,6 +23,8 @@ public final class HeadlessBrowser: @unchecked Sendable {
     /// Where downloads are saved.
     public let downloads: URL
     private var process: SpawnedProcess?
+    /// Firefox's Marionette port (``chromeScript(_:)``).
+    public internal(set) var marionettePort: UInt16?
 
     /// The extension's Chromium ID, fixed by the `key` of its manifest.
     public static let chromiumExtensionID = "khdbmcmnoolejdfdmlgcgiiafanjhbkc"
@@ -73,7 +75,8 @@ public final class HeadlessBrowser: @unchecked Sendable {
             arguments = ["--headless=new", "--no-sandbox", "--no-first-run", "--disable-gpu", "--user-data-dir=\(profile.path)",
                          "--load-extension=\(Self.extensionDirectory.path)"] + (isPrivate ? ["--incognito"] : []) + [url]
         case .firefox:
-            arguments = ["--headless", "--no-remote", "--profile", profile.path] + (isPrivate ? ["--private-window"] : []) + [url]
+            arguments = ["--headless", "--no-remote", "--marionette", "-remote-allow-system-access", "--profile", profile.path]
+                + (isPrivate ? ["--private-window"] : []) + [url]
         }
         let executable = try requireTool(kind == .chromium ? "chromium" : "firefox-esr", package: kind.package)
         process = try SpawnedProcess(executable, arguments, environment: environment, stdoutFD: log, stderrFD: log)

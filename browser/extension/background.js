@@ -72,9 +72,22 @@ function report(item, vanished = false) {
   });
 }
 
+// Interrupted downloads without a reason yet: id -> when first seen so.
+const unexplained = new Map();
+
 function isRunning(item) {
   // Firefox shows a paused download as interrupted, with `paused`.
-  return item.state === "in_progress" || (item.state === "interrupted" && item.paused);
+  if (item.state === "in_progress" || (item.state === "interrupted" && item.paused)) return true;
+  // Firefox's cancel is first "interrupted" with no `error`, and only then
+  // USER_CANCELED: give the reason two polls to come before taking it for
+  // a failure.
+  if (item.state === "interrupted" && !item.error) {
+    const since = unexplained.get(item.id) ?? Date.now();
+    unexplained.set(item.id, since);
+    if (Date.now() - since < 2 * POLL_MS) return true;
+  }
+  unexplained.delete(item.id);
+  return false;
 }
 
 // Reports the newest state of a followed download, and stops following it
@@ -95,6 +108,7 @@ async function refresh(id) {
   }
   if (isRunning(item)) {
     followed.set(id, item);
+    if (item.state === "interrupted" && !item.paused) return; // no reason yet: wait for it
   } else {
     followed.delete(id);
     if (ended.has(id)) return;
