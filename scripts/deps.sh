@@ -43,24 +43,31 @@ notifyd_require_swift() {
     }
 }
 
-# Runs `swift test ARGS...` with its output in the regular file LOG, shown
-# as it grows. swift test relays the test binary's output through a buffer
-# and drops what is left in it when it exits: behind a slow reader (a CI
-# log, a pipe) the end of a run was lost, summary included, and the status
-# was still 0. A regular file never holds swift test back. Returns its
-# status, or 1 when the run never said that its tests passed.
-notifyd_swift_test() {
-    local log=$1 status=0 runner
-    shift
-    swift test "$@" >"$log" 2>&1 &
-    runner=$!
-    # A script's background job ignores Ctrl-C: pass it on.
-    trap 'kill -TERM "$runner" 2>/dev/null; exit 130' INT TERM
-    tail -n +1 -f --pid="$runner" "$log" || true
-    wait "$runner" || status=$?
-    trap - INT TERM
+# Runs the test binary that `swift build --build-tests` made in BIN_DIR
+# with ARGS (swift-testing's: --filter, --skip, ...), its output in the
+# regular file LOG and shown as it grows. Not through `swift test`: it
+# relays the binary's output through a buffer that it drops when the
+# binary exits, so a run's end, summary included, was lost whenever the
+# relay fell behind (a slow reader, or a loaded machine in CI), and it still
+# exited 0. Returns the binary's status, or 1 when the run never said that
+# its tests passed.
+notifyd_run_tests() {
+    local log=$1 bin_dir=$2 status=0 guard follower
+    shift 2
+    : >"$log"
+    # The binary runs in the foreground, so it starts with this shell's signal
+    # dispositions (a background job would ignore SIGINT and SIGQUIT, and so
+    # would every app the launching tests start); `tail` shows the file until
+    # the guard process is stopped after it.
+    sleep infinity &
+    guard=$!
+    tail -n +1 -f --pid="$guard" "$log" &
+    follower=$!
+    "$bin_dir/notifydPackageTests.xctest" --testing-library swift-testing "$@" >"$log" 2>&1 || status=$?
+    kill "$guard" 2>/dev/null
+    wait "$follower" 2>/dev/null || true
     if [ "$status" -eq 0 ] && ! grep -aqE 'Test run with [0-9]+ tests?( in [0-9]+ suites?)? passed' "$log"; then
-        echo "swift test ended without saying that its tests passed (was it killed?): a failure" >&2
+        echo "the test run ended without saying that its tests passed (was it killed?): a failure" >&2
         status=1
     fi
     return "$status"
