@@ -52,14 +52,57 @@ extension HeadlessBrowser {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Cancels every download, as the Downloads panel's Cancel does.
+    /// Cancels every running download: in Firefox as its Downloads panel's
+    /// Cancel does, in Chromium with `downloads.cancel` (what its Cancel
+    /// button calls).
     public func cancelAllDownloads() throws {
+        if kind == .chromium {
+            _ = try extensionScript("""
+                chrome.downloads.search({ state: "in_progress" })
+                    .then(downloads => Promise.all(downloads.map(download => chrome.downloads.cancel(download.id))))
+                """)
+            return
+        }
         _ = try chromeScript("""
             const { Downloads } = ChromeUtils.importESModule("resource://gre/modules/Downloads.sys.mjs");
             Downloads.getList(Downloads.ALL).then(list => list.getAll())
                 .then(downloads => Promise.all(downloads.map(download => download.cancel().then(() => download.removePartialData()))))
                 .then(() => resolve(true), error => resolve(String(error)));
             """)
+    }
+
+    /// Lets the extension run in private windows (as its Details page's
+    /// "Run in Private Windows" does) and opens `url` in a new private window.
+    public func openPrivateWindow(_ url: String) throws {
+        let result = try chromeScript("""
+            (async () => {
+                const { ExtensionPermissions } = ChromeUtils.importESModule("resource://gre/modules/ExtensionPermissions.sys.mjs");
+                const { AddonManager } = ChromeUtils.importESModule("resource://gre/modules/AddonManager.sys.mjs");
+                await ExtensionPermissions.add("\(Self.firefoxExtensionID)", { permissions: ["internal:privateBrowsingAllowed"], origins: [] });
+                await (await AddonManager.getAddonByID("\(Self.firefoxExtensionID)")).reload();
+                const window = OpenBrowserWindow({ private: true });
+                await new Promise(loaded => window.addEventListener("load", loaded, { once: true }));
+                await window.delayedStartupPromise;
+                window.gBrowser.loadURI(Services.io.newURI("\(url)"),
+                    { triggeringPrincipal: Services.scriptSecurityManager.getSystemPrincipal() });
+                return true;
+            })().then(resolve, error => resolve(String(error)));
+            """)
+        guard result == "true" else { throw TestFailure("cannot open a private window: \(result)") }
+    }
+
+    /// Opens a new browser window and gives it the focus, as a person
+    /// switching to the browser does.
+    public func focusNewWindow() throws {
+        if kind == .chromium {
+            _ = try extensionScript(#"chrome.windows.create({ url: "about:blank", focused: true }).then(window => window.id)"#)
+            return
+        }
+        let result = try chromeScript("""
+            const window = OpenBrowserWindow();
+            window.addEventListener("load", () => { window.focus(); resolve(true); }, { once: true });
+            """)
+        guard result == "true" else { throw TestFailure("cannot focus a window: \(result)") }
     }
 
     /// A free loopback port for Marionette.

@@ -25,6 +25,8 @@ public final class HeadlessBrowser: @unchecked Sendable {
     private var process: SpawnedProcess?
     /// Firefox's Marionette port (``chromeScript(_:)``).
     public internal(set) var marionettePort: UInt16?
+    /// Chromium's DevTools port (``extensionScript(_:)``).
+    public internal(set) var devToolsPort: UInt16?
 
     /// The extension's Chromium ID, fixed by the `key` of its manifest.
     public static let chromiumExtensionID = "khdbmcmnoolejdfdmlgcgiiafanjhbkc"
@@ -72,7 +74,10 @@ public final class HeadlessBrowser: @unchecked Sendable {
         let arguments: [String]
         switch kind {
         case .chromium:
+            let port = try Self.freePort()
+            devToolsPort = port
             arguments = ["--headless=new", "--no-sandbox", "--no-first-run", "--disable-gpu", "--user-data-dir=\(profile.path)",
+                         "--remote-debugging-port=\(port)",
                          "--load-extension=\(Self.extensionDirectory.path)"] + (isPrivate ? ["--incognito"] : []) + [url]
         case .firefox:
             arguments = ["--headless", "--no-remote", "--marionette", "-remote-allow-system-access", "--profile", profile.path]

@@ -3,10 +3,12 @@ import Foundation
 import Testing
 import NotifyTesting
 
-/// What a person does in Firefox's own interface, done through Marionette.
+/// What a person does in the browser's own interface, done through
+/// Firefox's Marionette and Chromium's DevTools.
 extension BrowserDownloadTests {
-    @Test func aDownloadCancelledInFirefoxEndsWithoutAPopupOrAPendingHandler() throws {
-        let run = try BrowserRun(.firefox)
+    @Test(arguments: HeadlessBrowser.Kind.allCases)
+    func aDownloadCancelledInTheBrowserEndsWithoutAPopupOrAPendingHandler(_ kind: HeadlessBrowser.Kind) throws {
+        let run = try BrowserRun(kind)
         let ended = try SignalRecorder(
             address: run.bus.address,
             rules: [DBusMatchRule(interface: BrowserRun.sessionsInterface, member: "SessionCompleted")])
@@ -21,5 +23,43 @@ extension BrowserDownloadTests {
         #expect(session.pending == 0, "no pending handler")
         #expect(!run.server.notifications.contains { $0.summary.hasPrefix("Download") }, "no popup")
         #expect(try run.badge() == 0)
+    }
+}
+
+extension BrowserDownloadTests {
+    /// A download from a private window: reported, but with neither its
+    /// name nor its path, and nothing of either in notifyd's files.
+    @Test func aFirefoxPrivateWindowsDownloadStoresNoNameAndNoPath() throws {
+        let run = try BrowserRun(.firefox)
+        try run.browser.open("about:blank", busAddress: run.bus.address)
+        try run.browser.openPrivateWindow(
+            run.web.page(downloading: [run.web.file("private-plans.bin", size: 100_000, chunks: 3, gapMilliseconds: 400)]))
+        let event = try #require(try run.reportedEvents(count: 1).first)
+        #expect(event["kind"] == .string("finished"))
+        #expect(event["title"] == nil && event["path"] == nil && event["uri"] == nil, "\(event)")
+        #expect(FileManager.default.fileExists(atPath: run.browser.downloads.appendingPathComponent("private-plans.bin").path))
+        let popup = try #require(try run.popups(count: 1).last)
+        #expect(popup.summary == "Download complete")
+        #expect(!popup.body.contains("private-plans") && !popup.actions.contains("open"), "\(popup.body) \(popup.actions)")
+        for file in try FileManager.default.contentsOfDirectory(atPath: run.daemon.stateDirectory.path) {
+            let bytes = try Data(contentsOf: run.daemon.stateDirectory.appendingPathComponent(file))
+            #expect(bytes.range(of: Data("private-plans".utf8)) == nil, "\(file) holds the file's name")
+        }
+    }
+}
+
+extension BrowserDownloadTests {
+    /// A window of the browser gaining the focus makes it the active app:
+    /// its badge resets.
+    @Test(arguments: HeadlessBrowser.Kind.allCases)
+    func focusingABrowserWindowResetsItsBadge(_ kind: HeadlessBrowser.Kind) throws {
+        let run = try BrowserRun(kind)
+        try run.download([run.web.file("seen.bin", size: 60_000, chunks: 2, gapMilliseconds: 300)])
+        _ = try run.reportedEvents(count: 1)
+        try waitUntil("the badge counts the download", seconds: 10) { try run.badge() == 1 }
+        try run.browser.focusNewWindow()
+        try waitUntil("the badge is reset", seconds: 20) { try run.badge() == 0 }
+        let state: String = try run.call("org.notifyd.Notifyd1.Apps", "GetState", [.string(run.app)]).decode(0)
+        #expect(state == "active", "the host reported the browser active (and still runs)")
     }
 }
