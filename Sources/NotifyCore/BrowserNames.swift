@@ -25,36 +25,11 @@ public enum BrowserNames {
             {
               "name": "\(hostName)",
               "description": "notifyd: reports the browser's downloads to notifyd",
-              "path": "\(JSONText.escaped(hostPath))",
+              "path": \(JSONString.quoted(hostPath)),
               "type": "stdio",
               \(allowed)
             }
 
             """
-    }
-}
-
-/// JSON string escaping, for the few files notifyd writes by hand.
-public enum JSONText {
-    /// `text` with `"`, `\` and control characters escaped.
-    public static func escaped(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
     }
 }

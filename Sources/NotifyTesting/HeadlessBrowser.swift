@@ -1,4 +1,5 @@
 import Foundation
+import NotifyCore
 
 /// Chromium or Firefox ESR from Debian, headless, with notifyd's extension
 /// (`browser/extension`) and the built `notifyd-browser-host` as its native
@@ -29,8 +30,8 @@ public final class HeadlessBrowser: @unchecked Sendable {
     public internal(set) var devToolsPort: UInt16?
 
     /// The extension's Chromium ID, fixed by the `key` of its manifest.
-    public static let chromiumExtensionID = "khdbmcmnoolejdfdmlgcgiiafanjhbkc"
-    public static let firefoxExtensionID = "browser@notifyd.org"
+    public static let chromiumExtensionID = BrowserNames.chromiumExtensionID
+    public static let firefoxExtensionID = BrowserNames.firefoxExtensionID
     public static var extensionDirectory: URL {
         Executables.repositoryRoot().appendingPathComponent("browser/extension")
     }
@@ -62,7 +63,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
     var home: URL { directory.appendingPathComponent("home") }
 
     /// Starts the browser on `url`, with notifyd's bus as its session bus.
-    public func open(_ url: String, busAddress: String, private isPrivate: Bool = false) throws {
+    public func open(_ url: String, busAddress: String) throws {
         let log = Glibc.open(directory.appendingPathComponent("browser.log").path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         defer { close(log) }
         var environment = childEnvironment([
@@ -78,10 +79,9 @@ public final class HeadlessBrowser: @unchecked Sendable {
             devToolsPort = port
             arguments = ["--headless=new", "--no-sandbox", "--no-first-run", "--disable-gpu", "--user-data-dir=\(profile.path)",
                          "--remote-debugging-port=\(port)",
-                         "--load-extension=\(Self.extensionDirectory.path)"] + (isPrivate ? ["--incognito"] : []) + [url]
+                         "--load-extension=\(Self.extensionDirectory.path)", url]
         case .firefox:
-            arguments = ["--headless", "--no-remote", "--marionette", "-remote-allow-system-access", "--profile", profile.path]
-                + (isPrivate ? ["--private-window"] : []) + [url]
+            arguments = ["--headless", "--no-remote", "--marionette", "-remote-allow-system-access", "--profile", profile.path, url]
         }
         let executable = try requireTool(kind == .chromium ? "chromium" : "firefox-esr", package: kind.package)
         process = try SpawnedProcess(executable, arguments, environment: environment, stdoutFD: log, stderrFD: log)

@@ -50,8 +50,8 @@ final class BrowserRun: @unchecked Sendable {
     }
 
     /// Opens a page that downloads `files` a moment after it loads.
-    func download(_ files: [String], private isPrivate: Bool = false) throws {
-        try browser.open(web.page(downloading: files), busAddress: bus.address, private: isPrivate)
+    func download(_ files: [String]) throws {
+        try browser.open(web.page(downloading: files), busAddress: bus.address)
     }
 
     struct Session {
