@@ -1,3 +1,41 @@
+/// What the core decided about one thing that happened: the operation's
+/// answer (``value``: the handler stored, the new count, the task begun;
+/// `Void` when there is none) and its ``outcome``. The one shape every
+/// operation of ``NotifydState`` returns; the daemon's committer applies it
+/// in one call (stores the rows, queues the effects) and hands the value
+/// to the handler.
+@dynamicMemberLookup
+public struct Decision<Value> {
+    /// The operation's answer.
+    public var value: Value
+    /// The rows to store and what follows the commit.
+    public var outcome: NotifydOutcome
+
+    public init(_ value: Value, _ outcome: NotifydOutcome) {
+        self.value = value
+        self.outcome = outcome
+    }
+
+    /// The answer's own properties, e.g. `decision.task`.
+    public subscript<T>(dynamicMember path: KeyPath<Value, T>) -> T { value[keyPath: path] }
+
+    /// The rows to store, in order.
+    public var writes: [StateWrite] { outcome.writes }
+    /// What follows the commit, in order.
+    public var effects: [NotifydEffect] { outcome.effects }
+    /// Nothing to store and nothing to do: a no-op.
+    public var isEmpty: Bool { outcome.isEmpty }
+}
+
+extension Decision: Sendable where Value: Sendable {}
+
+extension Decision where Value == Void {
+    /// A decision with no answer but its outcome.
+    public init(_ outcome: NotifydOutcome) {
+        self.init((), outcome)
+    }
+}
+
 /// What one thing that happened changed, as the core decided it: the rows
 /// to store in the batch and, once the batch is committed, what must
 /// follow, in order. The daemon's committer stores ``writes``; after the
@@ -91,6 +129,9 @@ public struct RecordedWorkerEvent: Sendable, Hashable {
     public let handlerID: UInt64
     /// The session's progress after the event (0...1), if known.
     public let sessionProgress: Double?
+    /// The worker's dictionary as it was sent, for the signal to the app
+    /// (the core keeps only what it decoded, and never reads this).
+    public let echo: EventEcho?
     /// The app's progress over its sessions in progress, when the event is
     /// about progress (a `progress` event, or one of a session with an
     /// expected size): what docks are to show; `.some(nil)` hides it. nil
@@ -99,8 +140,9 @@ public struct RecordedWorkerEvent: Sendable, Hashable {
 
     public init(
         event: WorkerEvent, session: SessionID, app: AppID, handlerID: UInt64, sessionProgress: Double?,
-        appProgress: Double??
+        appProgress: Double??, echo: EventEcho? = nil
     ) {
+        self.echo = echo
         self.event = event
         self.session = session
         self.app = app
@@ -108,4 +150,19 @@ public struct RecordedWorkerEvent: Sendable, Hashable {
         self.sessionProgress = sessionProgress
         self.appProgress = appProgress
     }
+}
+
+/// Something the daemon gave with an event and wants back with its effect,
+/// untouched (the worker's `a{sv}` as sent): opaque to the core, equal
+/// only to itself.
+public final class EventEcho: Sendable, Hashable {
+    /// What the daemon gave.
+    public let payload: any Sendable
+
+    public init(_ payload: any Sendable) {
+        self.payload = payload
+    }
+
+    public static func == (left: EventEcho, right: EventEcho) -> Bool { left === right }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -5,7 +5,7 @@
 /// never combines the books itself.
 extension NotifydState {
     /// What a worker event changed.
-    public struct EventOutcome: Sendable, Hashable {
+    public struct EventRecord: Sendable, Hashable {
         /// The handler stored, the session after the event, the sessions forgotten.
         public let recorded: RecordedEvent
         /// The app's badge after the event's `badge` delta; nil when it did not change.
@@ -13,18 +13,17 @@ extension NotifydState {
         /// The app's progress for docks; nil when they need no update
         /// (see ``RecordedWorkerEvent/appProgress``).
         public let progress: Double??
-        /// The rows and what follows: the badge (`BadgeChanged`), then the event.
-        public let outcome: NotifydOutcome
     }
 
     /// A worker event for `session` of `app` at `now` (SPEC "Sessions"):
     /// stores its handler, and adds its badge delta, which never makes the
     /// event refused: the count stops at ``BadgeBook/maximum``. Throws (and
     /// changes nothing) when the session belongs to another app or the
-    /// limits are reached.
+    /// limits are reached. `echo` comes back, untouched, with the event's
+    /// effect. Outcome: the rows, the badge (`BadgeChanged`), then the event.
     public mutating func recordEvent(
-        _ event: WorkerEvent, session: SessionID, app: AppID, at now: Microseconds
-    ) throws(NotifydError) -> EventOutcome {
+        _ event: WorkerEvent, session: SessionID, app: AppID, echo: EventEcho? = nil, at now: Microseconds
+    ) throws(NotifydError) -> Decision<EventRecord> {
         let recorded = try sessions.record(event, session: session, app: app, at: now)
         var badge: BadgeChange?
         if event.badge != 0 {
@@ -40,26 +39,25 @@ extension NotifydState {
             .eventRecorded(
                 RecordedWorkerEvent(
                     event: event, session: session, app: app, handlerID: recorded.handler?.id ?? 0,
-                    sessionProgress: recorded.session.progress, appProgress: progress)))
-        return EventOutcome(recorded: recorded, badge: badge, progress: progress, outcome: outcome)
+                    sessionProgress: recorded.session.progress, appProgress: progress, echo: echo)))
+        return Decision(EventRecord(recorded: recorded, badge: badge, progress: progress), outcome)
     }
 
     /// What an app's state report changed.
-    public struct AppOutcome: Sendable, Hashable {
+    public struct AppReport: Sendable, Hashable {
         /// The state change and the activation recorded.
         public let report: AppStateReport
         /// The badge reset by becoming active; nil when it was 0 already.
         public let badge: BadgeChange?
-        /// The activation's row, the badge, then `StateChanged`.
-        public let outcome: NotifydOutcome
     }
 
     /// Connection `owner` reported `state` for `app` at `now` (the Apps
     /// interface, or a click on the app's notification): becoming active
     /// records an activation and resets the app's badge, as on iOS.
+    /// Outcome: the activation's row, the badge, then `StateChanged`.
     public mutating func reportAppState(
         _ state: AppState, for app: AppID, by owner: String, at now: Microseconds
-    ) -> AppOutcome {
+    ) -> Decision<AppReport> {
         let report = apps.report(state, for: app, by: owner, at: now)
         var badge: BadgeChange?
         if report.activation != nil { badge = try? badges.set(app, to: 0) }
@@ -73,31 +71,31 @@ extension NotifydState {
         if report.activation != nil, fetches.schedule(of: app).wantsFetches {
             outcome.effects.append(.fetchPlanChanged)
         }
-        return AppOutcome(report: report, badge: badge, outcome: outcome)
+        return Decision(AppReport(report: report, badge: badge), outcome)
     }
 
     /// The connection `owner` left the bus: the apps whose state it owned
     /// stop running (`StateChanged` for each, nothing to store).
-    public mutating func ownerLeft(_ owner: String) -> NotifydOutcome {
-        NotifydOutcome(effects: apps.ownerLeft(owner).map { .appStateChanged($0) })
+    public mutating func ownerLeft(_ owner: String) -> Decision<Void> {
+        Decision(NotifydOutcome(effects: apps.ownerLeft(owner).map { .appStateChanged($0) }))
     }
 
     /// The handlers of `session` invoked with `result` (CompleteSession,
-    /// CancelSession); returns how many were pending and the outcome.
+    /// CancelSession); its answer is how many were pending.
     public mutating func completeSession(
         _ session: SessionID, result: HandlerResult, at now: Microseconds
-    ) throws(NotifydError) -> (invoked: Int, outcome: NotifydOutcome) {
+    ) throws(NotifydError) -> Decision<Int> {
         let invoked = try sessions.complete(session, result: result, at: now)
-        return (invoked.count, invocation(of: invoked))
+        return Decision(invoked.count, invocation(of: invoked))
     }
 
     /// The handlers whose deadline is at or before `now`, invoked
     /// `expired` (at most ``SessionBook/maximumExpiredAtOnce`` at a time).
-    public mutating func expireHandlers(at now: Microseconds) -> NotifydOutcome {
+    public mutating func expireHandlers(at now: Microseconds) -> Decision<Void> {
         // Two steps: `invocation(of:)` must read the state after the expiry
         // (`self` would be read before its argument was evaluated).
         let invoked = sessions.expire(at: now)
-        return invocation(of: invoked)
+        return Decision(invocation(of: invoked))
     }
 
     /// Invoked handlers: their rows removed with their sessions' new state,
@@ -117,36 +115,34 @@ extension NotifydState {
     }
 
     /// The wall clock was set by `step` µs: every deadline moves with it,
-    /// in memory and on disk. Returns how many moved.
-    public mutating func shiftDeadlines(by step: Microseconds) -> (moved: Int, outcome: NotifydOutcome) {
+    /// in memory and on disk. Its answer is how many handlers' deadlines moved.
+    public mutating func shiftDeadlines(by step: Microseconds) -> Decision<Int> {
         let moved = sessions.shiftDeadlines(by: step)
         let fetchesMoved = fetches.shift(by: step)
         tasks.shift(by: step)
         let outcome = NotifydOutcome(
             writes: step == 0 ? [] : [.deadlineShift(step)], effects: fetchesMoved ? [.fetchPlanChanged] : [])
-        return (moved, outcome)
+        return Decision(moved, outcome)
     }
 
     // MARK: Badges
 
     /// SetBadge: the count, or OutOfRange and no change.
-    public mutating func setBadge(_ app: AppID, to count: UInt32) throws(NotifydError) -> NotifydOutcome {
-        .badge(try badges.set(app, to: count))
+    public mutating func setBadge(_ app: AppID, to count: UInt32) throws(NotifydError) -> Decision<Void> {
+        Decision(.badge(try badges.set(app, to: count)))
     }
 
     /// IncrementBadge: the new count, or OutOfRange and no change.
-    public mutating func incrementBadge(
-        _ app: AppID, by delta: Int32
-    ) throws(NotifydError) -> (count: UInt32, outcome: NotifydOutcome) {
+    public mutating func incrementBadge(_ app: AppID, by delta: Int32) throws(NotifydError) -> Decision<UInt32> {
         let result = try badges.increment(app, by: delta)
-        return (result.count, .badge(result.change))
+        return Decision(result.count, .badge(result.change))
     }
 
     /// ClearAllBadges: how many apps had one.
-    public mutating func clearAllBadges() -> (cleared: Int, outcome: NotifydOutcome) {
+    public mutating func clearAllBadges() -> Decision<Int> {
         var outcome = NotifydOutcome()
         let changes = badges.clearAll()
         for change in changes { outcome.append(.badge(change)) }
-        return (changes.count, outcome)
+        return Decision(changes.count, outcome)
     }
 }

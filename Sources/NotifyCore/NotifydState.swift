@@ -23,4 +23,11 @@ public struct NotifydState: Hashable, Sendable {
         self.fetches = fetches
         self.tasks = tasks
     }
+
+    /// The earliest deadline of the books (Unix µs): a handler's, a
+    /// running fetch's, a task's cue or expiry; nil when none is pending.
+    /// The fetch plan has its own (``nextFetchWake(planner:conditions:at:)``).
+    public var nextDeadline: Microseconds? {
+        [sessions.nextDeadline, fetches.earliestDeadline, tasks.nextWake].compactMap { $0 }.min()
+    }
 }

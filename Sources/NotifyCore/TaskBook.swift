@@ -87,11 +87,18 @@ public struct TaskBook: Sendable, Hashable {
         return task
     }
 
-    /// Ends task `id`; `UnknownTask` when it is not running.
-    public mutating func end(_ id: UInt64) throws(NotifydError) -> BackgroundTask {
-        guard let task = tasks.removeValue(forKey: id) else {
+    /// The running task `id`; `UnknownTask` when it is not running.
+    public func running(_ id: UInt64) throws(NotifydError) -> BackgroundTask {
+        guard let task = tasks[id] else {
             throw NotifydError(.unknownTask, "background task \(id) is not running: it ended, expired, or never began")
         }
+        return task
+    }
+
+    /// Ends task `id`; `UnknownTask` when it is not running.
+    public mutating func end(_ id: UInt64) throws(NotifydError) -> BackgroundTask {
+        let task = try running(id)
+        tasks[id] = nil
         return task
     }
 

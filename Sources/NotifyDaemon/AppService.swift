@@ -9,16 +9,16 @@ import NotifyCore
 /// active resets the app's badge and is recorded, with its time, in the
 /// activation history (persisted, bounded per app).
 final class AppService {
-    private let state: Committer
+    private let committer: Committer
     private let callers: CallerCheck
     private let clock: any DaemonClock
     /// notifyd's own unique name: the owner of states it reports itself.
     private let ownName: String
 
     init(
-        state: Committer, callers: CallerCheck, clock: any DaemonClock, ownName: String
+        committer: Committer, callers: CallerCheck, clock: any DaemonClock, ownName: String
     ) {
-        self.state = state
+        self.committer = committer
         self.callers = callers
         self.clock = clock
         self.ownName = ownName
@@ -47,30 +47,30 @@ final class AppService {
         let app = try AppID(call.argument(0))
         try callers.authorize(call, for: app)
         record(appState, for: app, by: call.sender)
-        return state.respond(call, [])
+        return committer.respond(call, [])
     }
 
     /// Records a state reported by `owner` (a connection's unique name);
     /// also used when a notification's default action activates the app.
     func record(_ appState: AppState, for app: AppID, by owner: String) {
         let now = clock.now()
-        state.carry(state.mutate { $0.reportAppState(appState, for: app, by: owner, at: now) }.outcome)
+        committer.apply { $0.reportAppState(appState, for: app, by: owner, at: now) }
     }
 
     /// A connection left the bus: the apps whose state it owned stop running.
     func ownerLeft(_ owner: String) {
-        guard state.current.apps.owners.contains(owner) else { return }
-        state.carry(state.mutate { $0.ownerLeft(owner) })
+        guard committer.current.apps.owners.contains(owner) else { return }
+        committer.apply { $0.ownerLeft(owner) }
     }
 
     func getState(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try AppID(call.argument(0))
         try callers.authorize(call, for: app)
-        return state.respond(call, [.string(state.current.apps.state(of: app).rawValue)])
+        return committer.respond(call, [.string(committer.current.apps.state(of: app).rawValue)])
     }
 
     func listApps(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let current = state.current
+        let current = committer.current
         var apps = current.apps.knownApps.union(current.badges.nonZero.keys)
         for session in current.sessions.allSessions { apps.insert(session.app) }
         let visibility = try callers.visibility(for: call)
@@ -80,6 +80,6 @@ final class AppService {
                 .string(app.rawValue), .string(current.apps.state(of: app).rawValue), .uint32(current.badges[app]),
             ])
         }
-        return state.respond(call, [.array(element: .structure([.string, .string, .uint32]), rows)])
+        return committer.respond(call, [.array(element: .structure([.string, .string, .uint32]), rows)])
     }
 }

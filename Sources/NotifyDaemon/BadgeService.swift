@@ -8,11 +8,11 @@ import NotifyCore
 /// committer (which stores it, replies, then emits `BadgeChanged` and
 /// updates the dock's LauncherEntry for each real change).
 final class BadgeService {
-    private let state: Committer
+    private let committer: Committer
     private let callers: CallerCheck?
 
-    init(state: Committer, callers: CallerCheck?) {
-        self.state = state
+    init(committer: Committer, callers: CallerCheck?) {
+        self.committer = committer
         self.callers = callers
     }
 
@@ -25,46 +25,42 @@ final class BadgeService {
 
     func getBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
-        return state.respond(call, [.uint32(state.current.badges[app])])
+        return committer.respond(call, [.uint32(committer.current.badges[app])])
     }
 
     func setBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
         let count: UInt32 = try call.argument(1)
-        state.carry(try state.mutate { (state) throws(NotifydError) in try state.setBadge(app, to: count) })
-        return state.respond(call, [])
+        try committer.apply { (state) throws(NotifydError) in try state.setBadge(app, to: count) }
+        return committer.respond(call, [])
     }
 
     func incrementBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
         let delta: Int32 = try call.argument(1)
-        let result = try state.mutate { (state) throws(NotifydError) in try state.incrementBadge(app, by: delta) }
-        state.carry(result.outcome)
-        return state.respond(call, [.uint32(result.count)])
+        let count = try committer.apply { (state) throws(NotifydError) in try state.incrementBadge(app, by: delta) }
+        return committer.respond(call, [.uint32(count)])
     }
 
     func clearBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
         // Setting 0 cannot be out of range.
-        if let outcome = try? state.mutate({ (state) throws(NotifydError) in try state.setBadge(app, to: 0) }) {
-            state.carry(outcome)
-        }
-        return state.respond(call, [])
+        _ = try? committer.apply { (state) throws(NotifydError) in try state.setBadge(app, to: 0) }
+        return committer.respond(call, [])
     }
 
     func clearAllBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
         try callers?.authorizeForAllApps(call)
-        guard !state.current.badges.nonZero.isEmpty else { return state.respond(call, [.uint32(0)]) }
-        let result = state.mutate { $0.clearAllBadges() }
-        state.carry(result.outcome)
-        return state.respond(call, [.uint32(UInt32(result.cleared))])
+        guard !committer.current.badges.nonZero.isEmpty else { return committer.respond(call, [.uint32(0)]) }
+        let cleared = committer.apply { $0.clearAllBadges() }
+        return committer.respond(call, [.uint32(UInt32(cleared))])
     }
 
     func listBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
         var counts: [String: UInt32] = [:]
         let visibility = try callers?.visibility(for: call) ?? .everyApp
-        for (app, count) in state.current.badges.nonZero where visibility.shows(app) { counts[app.rawValue] = count }
-        return state.respond(call, [counts.dbusValue])
+        for (app, count) in committer.current.badges.nonZero where visibility.shows(app) { counts[app.rawValue] = count }
+        return committer.respond(call, [counts.dbusValue])
     }
 }
 

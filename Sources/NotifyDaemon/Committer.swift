@@ -6,9 +6,10 @@ import NotifyStore
 /// The daemon's state in memory and on disk, and the one committer of
 /// every change, with group commit.
 ///
-/// A handler asks the core for an outcome (``NotifydOutcome``) under
-/// ``mutate(_:)``, then hands it over with ``carry(_:echo:)``: its rows are
-/// staged in the batch, its effects wait in order. When the loop is about
+/// A handler asks the core for a decision in one call, ``apply(_:)``: the
+/// core's operation runs on the state, the rows of its outcome are staged
+/// in the batch, its effects wait in order, and the handler gets the
+/// operation's answer. Nothing else changes the state. When the loop is about
 /// to sleep, one transaction commits the whole batch (one fsync for any
 /// number of calls); only then do the calls of the batch get their
 /// replies, and then the effects are carried out (``EffectRunner``): a
@@ -27,7 +28,7 @@ final class Committer {
     private let logger: Logger
     private var batchOpen = false
     private var replies: [(success: () -> Void, failure: (any Error) -> Void)] = []
-    private var effects: [PendingEffect] = []
+    private var effects: [NotifydEffect] = []
     private var continuations: [() -> Void] = []
     private var batch = BatchSummary()
     private var checkpointFailing = false
@@ -44,22 +45,22 @@ final class Committer {
     /// Whether a batch is waiting for its commit.
     var hasPendingBatch: Bool { batchOpen }
 
-    /// Runs one of the core's operations on the state, opening a batch:
-    /// replies wait for its commit.
-    func mutate<T, Failure: Error>(_ body: (inout NotifydState) throws(Failure) -> T) throws(Failure) -> T {
-        batchOpen = true
-        return try body(&current)
-    }
-
-    /// Takes an outcome of the core: stages its rows, and queues its
-    /// effects for after the commit. `echo` is the worker's dictionary as
-    /// sent, for `HandleEventsForBackgroundSession` (the core keeps only
-    /// what it decoded).
-    func carry(_ outcome: NotifydOutcome, echo: DBusValue? = nil) {
-        guard !outcome.isEmpty else { return }
-        batchOpen = true
-        for write in outcome.writes { stage(write) }
-        for effect in outcome.effects { effects.append(PendingEffect(effect: effect, echo: echo)) }
+    /// Runs one of the core's operations on the state and takes its
+    /// decision: the rows are staged in the batch, the effects queued for
+    /// after the commit (replies of the batch wait for it too). Returns the
+    /// operation's answer; an operation that throws changes nothing.
+    @discardableResult
+    func apply<Value, Failure: Error>(
+        _ operation: (inout NotifydState) throws(Failure) -> Decision<Value>
+    ) throws(Failure) -> Value {
+        let decision = try operation(&current)
+        let outcome = decision.outcome
+        if !outcome.isEmpty {
+            batchOpen = true
+            for write in outcome.writes { stage(write) }
+            effects += outcome.effects
+        }
+        return decision.value
     }
 
     private func stage(_ write: StateWrite) {
@@ -126,7 +127,7 @@ final class Committer {
     /// Commits the pending batch, then sends its replies, runs the work
     /// waiting for it, and hands its effects to `carryOut` (the daemon's
     /// ``EffectRunner``), in order.
-    func commit(carryingOut carryOut: (NotifydEffect, _ echo: DBusValue?) -> Void) {
+    func commit(carryingOut carryOut: (NotifydEffect) -> Void) {
         guard batchOpen else { return }
         batchOpen = false
         let replies = self.replies
@@ -148,7 +149,7 @@ final class Committer {
         }
         for reply in replies { reply.success() }
         for work in continuations { work() }
-        for pending in effects { carryOut(pending.effect, pending.echo) }
+        for effect in effects { carryOut(effect) }
         checkpoint()
     }
 
@@ -164,12 +165,6 @@ final class Committer {
             }
             checkpointFailing = true
         }
-    }
-
-    /// An effect waiting for the commit, with the worker's dictionary of an event.
-    private struct PendingEffect {
-        let effect: NotifydEffect
-        let echo: DBusValue?
     }
 }
 

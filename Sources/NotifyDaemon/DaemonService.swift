@@ -3,42 +3,38 @@ import NotifyCore
 import NotifyDesktop
 
 /// Whether the sleep lock is held, as the ``SleepInhibitor`` last said
-/// (on the loop). Read by `Daemon.Inhibiting`, and each change announced
-/// with `PropertiesChanged` (a panel can show "sleep held off").
+/// (on the loop). Read by `Daemon.Inhibiting`; each change is announced
+/// with `PropertiesChanged` by the effect runner (a panel can show "sleep
+/// held off").
 final class InhibitionStatus {
-    private let emitter: SignalEmitter
     private(set) var held = false
-
-    init(emitter: SignalEmitter) {
-        self.emitter = emitter
-    }
+    /// Called on each change (the effect runner announces it).
+    var onChange: () -> Void = {}
 
     func set(_ held: Bool) {
         guard held != self.held else { return }
         self.held = held
-        emitter.emit(
-            StandardInterfaces.propertiesName, "PropertiesChanged",
-            [.string(NotifydNames.daemonInterface), .vardict(["Inhibiting": .boolean(held)]), .strings([])])
+        onChange()
     }
 }
 
 /// `org.notifyd.Notifyd1.Daemon`: read-only facts about the running daemon.
 final class DaemonService {
-    private let state: Committer
+    private let committer: Committer
     private let server: NotificationServerMonitor?
     private let inhibition: InhibitionStatus?
 
-    init(state: Committer, server: NotificationServerMonitor?, inhibition: InhibitionStatus?) {
-        self.state = state
+    init(committer: Committer, server: NotificationServerMonitor?, inhibition: InhibitionStatus?) {
+        self.committer = committer
         self.server = server
         self.inhibition = inhibition
     }
 
     var notificationServer: String { server?.server?.name ?? "" }
     var serverCapabilities: [String] { server?.server?.capabilities ?? [] }
-    var pendingHandlers: UInt32 { UInt32(state.current.sessions.pendingCount) }
-    var stateDirectory: String { state.directory }
-    var runningTasks: UInt32 { UInt32(state.current.tasks.tasks.count) }
+    var pendingHandlers: UInt32 { UInt32(committer.current.sessions.pendingCount) }
+    var stateDirectory: String { committer.directory }
+    var runningTasks: UInt32 { UInt32(committer.current.tasks.tasks.count) }
     var inhibiting: Bool { inhibition?.held ?? false }
 
     /// Properties whose change is announced with `PropertiesChanged`.

@@ -5,50 +5,60 @@ import NotifyDesktop
 
 /// Carries out, after a commit, what the core decided must follow it, in
 /// the order decided: the signals, the docks' counts and progress, the
-/// popups, and the answers to calls waiting for a session. The committer
-/// hands it every effect of a committed batch; nothing else emits.
+/// popups, and the answers to calls waiting for a session. It is the one
+/// emitter of notifyd's signals: the committer hands it every effect of a
+/// committed batch, and the popups' effects come to it from the core's
+/// ``NotifyCore/PopupBook`` (which it asks, with the elapsed time, what
+/// each event, each report of the desktop and each popup timer brings).
 final class EffectRunner {
     private let emitter: SignalEmitter
     private let launcher: LauncherEntryPublisher?
-    private let notifications: NotificationDispatcher?
     private let waiters: SessionWaiters
     private let scheduler: FetchScheduler
     private let waker: FetchWaker?
     private let inhibitor: SleepInhibitor?
+    private let clock: any DaemonClock
     private let logger: Logger
+    /// The popups, decided by the core.
+    private(set) var popups = PopupBook()
+    /// The desktop side of popups; nil in an embedded daemon, where every
+    /// popup is dropped when it would be sent.
+    private let desktop: DesktopPopups?
+    /// Announces property changes of the Daemon interface (set by the daemon once its object exists).
+    var propertiesChanged: (_ names: [String]) -> Void = { _ in }
 
     init(
-        emitter: SignalEmitter, launcher: LauncherEntryPublisher?, notifications: NotificationDispatcher?,
-        waiters: SessionWaiters, scheduler: FetchScheduler, waker: FetchWaker?, inhibitor: SleepInhibitor?,
+        emitter: SignalEmitter, launcher: LauncherEntryPublisher?, desktop: DesktopPopups?, waiters: SessionWaiters,
+        scheduler: FetchScheduler, waker: FetchWaker?, inhibitor: SleepInhibitor?, clock: any DaemonClock,
         logger: Logger
     ) {
         self.inhibitor = inhibitor
         self.logger = logger
         self.emitter = emitter
         self.launcher = launcher
-        self.notifications = notifications
+        self.desktop = desktop
         self.waiters = waiters
         self.scheduler = scheduler
         self.waker = waker
+        self.clock = clock
+        desktop?.report = { [unowned self] in popupReported($0) }
     }
 
-    /// Carries out one effect; `echo` is the worker's dictionary as sent,
-    /// for an event.
-    func carryOut(_ effect: NotifydEffect, echo: DBusValue?) {
+    /// Carries out one effect of a committed batch.
+    func carryOut(_ effect: NotifydEffect) {
         switch effect {
         case .badgeChanged(let change):
             emitter.emit(
                 NotifydNames.badgesInterface, "BadgeChanged", [.string(change.app.rawValue), .uint32(change.new)])
             launcher?.setCount(change.new, for: change.app)
         case .eventRecorded(let recorded):
+            let echo = recorded.echo?.payload as? DBusValue
             emitter.emit(
                 NotifydNames.sessionsInterface, "HandleEventsForBackgroundSession",
                 [.string(recorded.session.rawValue), .string(recorded.app.rawValue), .uint64(recorded.handlerID),
                  echo ?? .dictionary(key: .string, value: .variant, [])])
             if let progress = recorded.appProgress { launcher?.setProgress(progress, for: recorded.app) }
-            notifications?.eventRecorded(
-                recorded.event, session: recorded.session, app: recorded.app, handlerID: recorded.handlerID,
-                progress: recorded.sessionProgress)
+            decidePopups { $0.eventRecorded(recorded, at: $1) }
         case .sessionCompleted(let item):
             emitter.emit(
                 NotifydNames.sessionsInterface, "SessionCompleted",
@@ -86,33 +96,64 @@ final class EffectRunner {
             inhibitor?.want(why)
         }
     }
-}
 
-/// The `WaitForSession` calls waiting for sessions to have no pending
-/// handler, answered when the core says one has settled.
-final class SessionWaiters {
-    private var calls: [SessionID: [DBusMethodCall]] = [:]
+    // MARK: Popups
 
-    /// Keeps `call` until `session` settles.
-    func wait(_ call: DBusMethodCall, for session: SessionID) {
-        calls[session, default: []].append(call)
+    /// The notification server changed (or left): the core decides what
+    /// follows for the popups, and the Daemon interface announces it.
+    func serverChanged(to profile: NotificationServerProfile?) {
+        decidePopups { $0.serverChanged(to: profile, at: $1) }
+        propertiesChanged(DaemonService.serverProperties)
     }
 
-    /// Answers every call waiting for `session` with its last result.
-    func answer(_ session: SessionID, with lastResult: HandlerResult?) {
-        guard let waiting = calls.removeValue(forKey: session) else { return }
-        for call in waiting { call.reply([.string(lastResult?.rawValue ?? "none")]) }
+    /// The popups' timers: what is due now.
+    func popupsDue() {
+        decidePopups { $0.wake(at: $1) }
     }
 
-    /// A connection left the bus: its waiting calls can never be answered.
-    func callerLeft(_ name: String) {
-        for (session, waiting) in calls {
-            let remaining = waiting.filter { call in
-                guard call.sender == name else { return true }
-                call.abandon()
-                return false
-            }
-            calls[session] = remaining.isEmpty ? nil : remaining
+    /// When the popups next need ``popupsDue()``, in elapsed µs.
+    var nextPopupWake: Microseconds? { popups.nextWake }
+
+    private func popupReported(_ report: PopupReport) {
+        switch report {
+        case .posted(let key, let id, let appName): decidePopups { book, _ in book.posted(key, id: id, appName: appName) }
+        case .failed(let key, let message): decidePopups { $0.postFailed(key, message: message, at: $1) }
+        case .soundFinished(let token, let played): decidePopups { book, _ in book.soundFinished(token, played: played) }
         }
+    }
+
+    /// Asks the popup book (with the elapsed time) and carries out what it
+    /// decided. An embedded daemon has no desktop side, and no popups.
+    private func decidePopups(_ decide: (inout PopupBook, Microseconds) -> [PopupEffect]) {
+        guard let desktop else { return }
+        for effect in decide(&popups, clock.elapsed()) {
+            switch effect {
+            case .announce(let posted):
+                announce(posted)
+            case .dropped(let draft, let reason):
+                logger.warning("cannot post a notification for \(draft.app): \(reason)")
+            default:
+                desktop.carryOut(effect)
+            }
+        }
+    }
+
+    private func announce(_ posted: PostedPopup) {
+        let draft = posted.draft
+        emitter.emit(
+            NotifydNames.sessionsInterface, "NotificationPosted",
+            [
+                .string(draft.app.rawValue), .string(draft.session.rawValue), .uint32(posted.notificationID),
+                .vardict([
+                    "summary": .string(draft.summary), "body": .string(draft.body),
+                    "sound-backend": .string(posted.soundBackend), "merged": .uint32(UInt32(draft.merged)),
+                    "kind": .string(draft.kind.rawValue), "app-name": .string(posted.appName),
+                ]),
+            ])
+    }
+
+    /// Stops the desktop side of popups (at shutdown).
+    func shutDown() {
+        desktop?.shutDown()
     }
 }

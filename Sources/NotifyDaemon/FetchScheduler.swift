@@ -3,11 +3,12 @@ import Logging
 import NotifyDesktop
 import NotifyCore
 
-/// Starts scheduled fetches when the core's plan says they are due: one
-/// timer, for the next time anything is due, and none when nothing is
-/// planned (an idle daemon with every app fetched recently never wakes).
-/// It plans again after any change that can move a plan: a schedule, a
-/// result, an activation, the conditions, a clock step.
+/// Starts scheduled fetches when the core's plan says they are due. It
+/// arms no timer of its own: the daemon's one deadline timer follows
+/// ``nextWake(at:)`` with every other deadline, and calls ``runDue(at:)``
+/// (an idle daemon with every app fetched recently never wakes). The plan
+/// is computed again only after a change that can move it (a schedule, a
+/// result, an activation, the conditions, a clock step), once.
 ///
 /// The network and power-saver mode come from GIO's monitors
 /// (``SystemConditionsMonitor``), started when the first app asks for
@@ -16,10 +17,9 @@ import NotifyCore
 /// fetches wait.
 final class FetchScheduler {
     let planner: FetchPlanner
-    private let state: Committer
+    private let committer: Committer
     private let loop: EventLoop
     private let clock: any DaemonClock
-    private let timer: DeadlineTimer
     private let logger: Logger
     /// Whether to ask GIO for the conditions (not in an embedded daemon).
     private let followsSystem: Bool
@@ -28,16 +28,17 @@ final class FetchScheduler {
     /// while the monitors have not said yet.
     private var known: FetchConditions?
     private var needsPlanning = true
+    /// When a scheduled fetch is next due, as last planned.
+    private var planned: Microseconds?
 
     init(
-        state: Committer, planner: FetchPlanner, loop: EventLoop, clock: any DaemonClock, followsSystem: Bool,
+        committer: Committer, planner: FetchPlanner, loop: EventLoop, clock: any DaemonClock, followsSystem: Bool,
         logger: Logger
     ) {
-        self.state = state
+        self.committer = committer
         self.planner = planner
         self.loop = loop
         self.clock = clock
-        self.timer = DeadlineTimer(loop: loop, clock: clock)
         self.followsSystem = followsSystem
         self.logger = logger
         if !followsSystem { known = FetchConditions() }
@@ -64,22 +65,23 @@ final class FetchScheduler {
         needsPlanning = true
     }
 
-    /// After every commit: when something changed, arms the timer for the
-    /// next time a fetch is due (now, when one already is).
-    func follow() {
-        guard needsPlanning else { return }
+    /// When a scheduled fetch is next due (now, when one already is); nil
+    /// when none is planned or the conditions are not known yet. Planned
+    /// again only when something changed.
+    func nextWake(at now: Microseconds) -> Microseconds? {
+        guard needsPlanning else { return planned }
         needsPlanning = false
-        let current = state.current
+        let current = committer.current
         if monitor == nil, followsSystem, current.fetches.schedules.values.contains(where: \.wantsFetches) {
             followSystem()
         }
-        // Without a reading yet, nothing is armed: the first one plans again.
-        guard let conditions = known else { return }
-        let now = clock.now()
-        let due = planner.due(
-            in: current.fetches, activations: { current.apps.activations(of: $0).map(\.at) },
-            conditions: conditions, now: now)
-        timer.follow(due.start.isEmpty ? due.wake : now) { [weak self] in self?.runTurn() }
+        // Without a reading yet, nothing is planned: the first one plans again.
+        guard let conditions = known else {
+            planned = nil
+            return nil
+        }
+        planned = current.nextFetchWake(planner: planner, conditions: conditions, at: now)
+        return planned
     }
 
     /// Starts GIO's monitors; each reading comes back on the loop. Without
@@ -99,14 +101,13 @@ final class FetchScheduler {
         }
     }
 
-    /// Starts what is due; the batch commits before the loop sleeps, then
-    /// `PerformFetch` and the wake-ups go out.
-    private func runTurn() {
-        let now = clock.now()
-        let (planner, conditions) = (self.planner, self.conditions)
-        let turn = state.mutate { $0.runDueFetches(planner: planner, conditions: conditions, at: now) }
-        state.carry(turn.outcome)
-        for fetch in turn.started { logger.info("scheduled fetch \(fetch.id) of \(fetch.app) started") }
+    /// Starts what is due at `now`; the batch commits before the loop
+    /// sleeps, then `PerformFetch` and the wake-ups go out.
+    func runDue(at now: Microseconds) {
+        guard let planned, planned <= now, let conditions = known else { return }
+        let planner = self.planner
+        let started = committer.apply { $0.runDueFetches(planner: planner, conditions: conditions, at: now) }
+        for fetch in started { logger.info("scheduled fetch \(fetch.id) of \(fetch.app) started") }
         needsPlanning = true
     }
 

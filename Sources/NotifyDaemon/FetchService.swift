@@ -7,13 +7,13 @@ import NotifyCore
 /// `FetchCompleted` follow the commit (``EffectRunner``), and the
 /// ``FetchScheduler`` plans again after every change.
 final class FetchService {
-    private let state: Committer
+    private let committer: Committer
     private let callers: CallerCheck?
     private let clock: any DaemonClock
     private let scheduler: FetchScheduler
 
-    init(state: Committer, callers: CallerCheck?, clock: any DaemonClock, scheduler: FetchScheduler) {
-        self.state = state
+    init(committer: Committer, callers: CallerCheck?, clock: any DaemonClock, scheduler: FetchScheduler) {
+        self.committer = committer
         self.callers = callers
         self.clock = clock
         self.scheduler = scheduler
@@ -29,8 +29,8 @@ final class FetchService {
     func setFetchInterval(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
         let seconds: UInt32 = try call.argument(1)
-        state.carry(try state.mutate { (state) throws(NotifydError) in try state.setFetchInterval(seconds, for: app) })
-        return state.respond(call, [])
+        try committer.apply { (state) throws(NotifydError) in try state.setFetchInterval(seconds, for: app) }
+        return committer.respond(call, [])
     }
 
     /// The user's switch: a sandboxed app may not turn its own fetches on.
@@ -38,54 +38,53 @@ final class FetchService {
         let app = try AppID(call.argument(0))
         let enabled: Bool = try call.argument(1)
         try callers?.authorizeForAllApps(call)
-        state.carry(try state.mutate { (state) throws(NotifydError) in try state.setFetchEnabled(enabled, for: app) })
-        return state.respond(call, [])
+        try committer.apply { (state) throws(NotifydError) in try state.setFetchEnabled(enabled, for: app) }
+        return committer.respond(call, [])
     }
 
     func getFetchSchedule(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
-        return state.respond(call, [scheduler.dictionary(of: app, in: state.current, now: clock.now())])
+        return committer.respond(call, [scheduler.dictionary(of: app, in: committer.current, now: clock.now())])
     }
 
     func listFetchSchedules(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let current = state.current
+        let current = committer.current
         let visibility = try callers?.visibility(for: call)
         let now = clock.now()
         let rows: [DBusValue] = current.fetches.knownApps.filter { visibility?.shows($0) ?? true }.map { app in
             .structure([.string(app.rawValue), scheduler.dictionary(of: app, in: current, now: now)])
         }
-        return state.respond(call, [.array(element: Self.scheduleRow, rows)])
+        return committer.respond(call, [.array(element: Self.scheduleRow, rows)])
     }
 
     func getFetchHistory(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
-        let rows: [DBusValue] = state.current.fetches.history(of: app).reversed().map { record in
+        let rows: [DBusValue] = committer.current.fetches.history(of: app).reversed().map { record in
             .structure([
                 .uint64(record.id), .string(record.trigger.rawValue), .int64(record.started), .int64(record.ended),
                 .string(record.result.rawValue),
             ])
         }
-        return state.respond(call, [.array(element: Self.historyRow, rows)])
+        return committer.respond(call, [.array(element: Self.historyRow, rows)])
     }
 
     func fetchNow(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
         let now = clock.now()
-        let started = try state.mutate { (state) throws(NotifydError) in
+        let fetch = try committer.apply { (state) throws(NotifydError) in
             try state.startFetch(app, trigger: .manual, at: now)
         }
-        state.carry(started.outcome)
-        return state.respond(call, [.uint64(started.fetch.id)])
+        return committer.respond(call, [.uint64(fetch.id)])
     }
 
     func completeFetch(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let id: UInt64 = try call.argument(0)
         let result = try FetchCompletion(reported: try call.argument(1, as: String.self))
-        let fetch = try state.current.fetches.runningFetch(id)
+        let fetch = try committer.current.fetches.runningFetch(id)
         try callers?.authorize(call, for: fetch.app)
         let now = clock.now()
-        state.carry(try state.mutate { (state) throws(NotifydError) in try state.completeFetch(id, with: result, at: now) })
-        return state.respond(call, [])
+        try committer.apply { (state) throws(NotifydError) in try state.completeFetch(id, with: result, at: now) }
+        return committer.respond(call, [])
     }
 
     /// `(sa{sv})`: an app and its schedule.

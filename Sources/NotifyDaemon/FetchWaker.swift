@@ -16,12 +16,16 @@ final class FetchWaker {
     static let callTimeoutMilliseconds = Int32(FetchBook.handlerTimeout / 1_000)
 
     private weak var connection: DBusConnection?
-    private let desktop: NotificationDispatcher?
+    private let desktop: LazyDesktop?
+    private let loop: EventLoop
     private let logger: Logger
 
-    init(connection: DBusConnection, desktop: NotificationDispatcher?, logger: Logger) {
+    /// `desktop` is the GLib side (nil in an embedded daemon: then
+    /// `PerformFetch` alone wakes apps).
+    init(connection: DBusConnection, desktop: LazyDesktop?, loop: EventLoop, logger: Logger) {
         self.connection = connection
         self.desktop = desktop
+        self.loop = loop
         self.logger = logger
     }
 
@@ -29,9 +33,15 @@ final class FetchWaker {
     /// embedded daemon), `PerformFetch` alone does.
     func wake(_ fetch: RunningFetch) {
         guard let desktop else { return }
+        guard let notifier = desktop.running else {
+            routed(.signalOnly("the desktop side is not running"), fetch)
+            return
+        }
         let environment = [("NOTIFYD_FETCH_ID", "\(fetch.id)"), ("NOTIFYD_FETCH_DEADLINE", "\(fetch.deadline)")]
-        desktop.wakeForFetch(fetch.app, environment: environment) { [weak self] route in
-            self?.routed(route, fetch)
+        // The route is found on the GLib thread: hop back to the bus loop.
+        let bound = LoopBound(WeakReference(self), loop: loop)
+        notifier.wakeForFetch(fetch.app.rawValue, environment: environment) { route in
+            bound.execute { $0.value?.routed(route, fetch) }
         }
     }
 

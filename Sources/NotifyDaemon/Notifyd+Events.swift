@@ -1,6 +1,7 @@
 import DBus
 import Logging
 import NotifyCore
+import NotifyDesktop
 
 /// What reaches the daemon from the bus and the clock, and how each is
 /// handed to the services: worker signals, connections leaving, deadlines,
@@ -32,14 +33,17 @@ extension Notifyd {
         }
     }
 
-    /// Handlers and fetches whose time is up (one timer for both).
-    func expireDueHandlers() {
+    /// Everything whose time has come, in one turn: handlers' deadlines,
+    /// fetches' 30 seconds, task cues and expiries, scheduled fetches, and
+    /// the popups' timers.
+    func runDue() {
         takeClockStep()
         sessions.expireDue()
         let now = clock.now()
-        state.carry(state.mutate { $0.expireFetches(at: now) })
+        committer.apply { $0.expireFetches(at: now) }
         tasks.runDue()
-        followDeadlines()
+        fetchScheduler.runDue(at: now)
+        effects.popupsDue()
     }
 
     /// Deadlines are elapsed time, stored as wall-clock time: when the wall
@@ -47,21 +51,23 @@ extension Notifyd {
     /// an hour late (clock set back) nor an hour early (set forward).
     func takeClockStep() {
         guard let step = clock.takeStep() else { return }
-        let shift = state.mutate { $0.shiftDeadlines(by: step) }
-        state.carry(shift.outcome)
-        let moved = shift.moved
+        let moved = committer.apply { $0.shiftDeadlines(by: step) }
         let seconds = Double(step.magnitude) / 1_000_000
         logger.notice(
             "the wall clock was set \(step > 0 ? "forward" : "back") by \(seconds) s; \(moved) deadline(s) moved with it")
     }
 
+    /// The one deadline timer follows the earliest of every deadline the
+    /// core knows (handlers, fetches, tasks), the fetch plan, and the
+    /// popups' timers (elapsed time, brought to wall-clock time here); with
+    /// nothing due, no timer is armed at all.
     func followDeadlines() {
-        let current = state.current
-        let next = [current.sessions.nextDeadline, current.fetches.earliestDeadline, current.tasks.nextWake]
-            .compactMap { $0 }.min()
-        deadlines.follow(next) { [weak self] in self?.expireDueHandlers() }
-        fetchScheduler.follow()
+        let now = clock.now()
+        let popups = effects.nextPopupWake.map { now + max(0, $0 - clock.elapsed()) }
+        let next = [committer.current.nextDeadline, fetchScheduler.nextWake(at: now), popups].compactMap { $0 }.min()
+        deadlines.follow(next) { [weak self] in self?.runDue() }
     }
+
     func shutDown(signal: Int32) {
         logger.info("signal \(signal) received, shutting down")
         commit()
@@ -75,12 +81,6 @@ extension Notifyd {
     }
 
     func serverChanged() {
-        dispatcher?.serverChanged()
-        do {
-            try connection.emitPropertiesChanged(
-                of: object, interface: NotifydNames.daemonInterface, names: DaemonService.serverProperties)
-        } catch {
-            logger.warning("cannot announce the notification server change: \(error)")
-        }
+        effects.serverChanged(to: serverMonitor.server?.profile)
     }
 }

@@ -11,25 +11,27 @@ import NotifyStore
 ///
 /// The parts, built once in ``init(configuration:logger:clock:)``, with
 /// arrows that run one way: the interfaces own their services; a service
-/// decodes and authorizes a call, asks the core (`NotifydState`'s
-/// operations) and hands the outcome to the ``Committer``; after each
+/// decodes and authorizes a call and applies the core's decision
+/// (`NotifydState`'s operations) through the ``Committer``; after each
 /// commit the ``EffectRunner`` carries the effects out (signals, docks,
-/// popups through the ``NotificationDispatcher``, waiting calls). A click
-/// comes back from the dispatcher to the app service as an input like any
-/// other.
+/// popups as the core's ``NotifyCore/PopupBook`` decides them, through the
+/// ``DesktopPopups`` adapter, waiting calls). A click comes back from the
+/// desktop to the app service as an input like any other. One timer
+/// follows every deadline (``followDeadlines()``).
 public final class Notifyd {
     let configuration: DaemonConfiguration
     let logger: Logger
     let clock: any DaemonClock
     let loop: EventLoop
     let connection: DBusConnection
-    let state: Committer
+    let committer: Committer
     let launcher: LauncherEntryPublisher
     let serverMonitor: NotificationServerMonitor
     let callers: CallerCheck
     let apps: AppService
-    let dispatcher: NotificationDispatcher?
     let effects: EffectRunner
+    /// The GLib side, started on first use (nil when embedded).
+    let desktop: LazyDesktop?
     let sessions: SessionService
     let deadlines: DeadlineTimer
     let fetchScheduler: FetchScheduler
@@ -60,7 +62,7 @@ public final class Notifyd {
             throw StartupError("cannot create the event loop: \(error.message)")
         }
         do {
-            state = try Committer(store: StateStore(directory: configuration.stateDirectory), logger: logger)
+            committer = try Committer(store: StateStore(directory: configuration.stateDirectory), logger: logger)
         } catch {
             throw StartupError("cannot open the state in \(configuration.stateDirectory): \(error)")
         }
@@ -84,42 +86,57 @@ public final class Notifyd {
         }
         let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
         let waiters = SessionWaiters()
-        inhibition = InhibitionStatus(emitter: emitter)
+        inhibition = InhibitionStatus()
         apps = AppService(
-            state: state, callers: callers, clock: clock, ownName: connection.uniqueName ?? NotifydNames.busName)
-        dispatcher =
-            configuration.embedded
-            ? nil
-            : NotificationDispatcher(
-                server: serverMonitor, apps: apps, emitter: emitter, loop: loop, clock: clock,
+            committer: committer, callers: callers, clock: clock,
+            ownName: connection.uniqueName ?? NotifydNames.busName)
+        // The GLib side (libnotify, GIO), started on first use; none when embedded.
+        let desktop = configuration.embedded ? nil : LazyDesktop(logger: logger)
+        let popups = desktop.map { [connection, launcher, serverMonitor, apps, loop] desktop in
+            DesktopPopups(
+                desktop: desktop, server: serverMonitor, actions: NotificationActions(apps: apps, logger: logger),
                 jobs: PlasmaJobViews(connection: connection, logger: logger) { [launcher] in launcher.republishAll() },
-                logger: logger)
+                loop: loop, logger: logger)
+        }
         fetchScheduler = FetchScheduler(
-            state: state, planner: FetchPlanner(floor: configuration.fetchMinimum, timeZone: configuration.timeZone),
+            committer: committer,
+            planner: FetchPlanner(floor: configuration.fetchMinimum, timeZone: configuration.timeZone),
             loop: loop, clock: clock, followsSystem: !configuration.embedded, logger: logger)
         inhibitor = Self.makeInhibitor(configuration, loop: loop, status: inhibition, logger: logger)
         effects = EffectRunner(
-            emitter: emitter, launcher: launcher, notifications: dispatcher, waiters: waiters,
-            scheduler: fetchScheduler, waker: FetchWaker(connection: connection, desktop: dispatcher, logger: logger),
-            inhibitor: inhibitor, logger: logger)
-        tasks = TaskService(state: state, callers: callers, clock: clock, seconds: configuration.taskSeconds)
-        sessions = SessionService(state: state, waiters: waiters, callers: callers, clock: clock, logger: logger)
+            emitter: emitter, launcher: launcher, desktop: popups, waiters: waiters, scheduler: fetchScheduler,
+            waker: FetchWaker(connection: connection, desktop: desktop, loop: loop, logger: logger),
+            inhibitor: inhibitor, clock: clock, logger: logger)
+        self.desktop = desktop
+        tasks = TaskService(committer: committer, callers: callers, clock: clock, seconds: configuration.taskSeconds)
+        sessions = SessionService(committer: committer, waiters: waiters, callers: callers, clock: clock, logger: logger)
         deadlines = DeadlineTimer(loop: loop, clock: clock)
         // The object owns the interfaces, which own their services.
         let interfaces = [
-            BadgeService.interface(BadgeService(state: state, callers: callers)), AppService.interface(apps),
+            BadgeService.interface(BadgeService(committer: committer, callers: callers)), AppService.interface(apps),
             SessionService.interface(sessions),
-            FetchService.interface(FetchService(state: state, callers: callers, clock: clock, scheduler: fetchScheduler)),
+            FetchService.interface(FetchService(committer: committer, callers: callers, clock: clock, scheduler: fetchScheduler)),
             TaskService.interface(tasks),
-            DaemonService.interface(DaemonService(state: state, server: serverMonitor, inhibition: inhibition)),
+            DaemonService.interface(DaemonService(committer: committer, server: serverMonitor, inhibition: inhibition)),
         ]
         object = DBusObject(
             path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) },
             // Property reads (PendingHandlers) keep their place behind the
             // sender's calls and wait for the batch in progress, as replies do.
-            answerPropertyRead: { [state, callers] call, read in
-                try callers.admit(call) { call in state.respond(call, try read()) }
+            answerPropertyRead: { [committer, callers] call, read in
+                try callers.admit(call) { call in committer.respond(call, try read()) }
             })
+        // Weakly: the object owns the Daemon interface, whose inhibition
+        // status reports to the effect runner.
+        effects.propertiesChanged = { [weak connection, weak object, logger] names in
+            guard let connection, let object else { return }
+            do {
+                try connection.emitPropertiesChanged(of: object, interface: NotifydNames.daemonInterface, names: names)
+            } catch {
+                logger.warning("cannot announce the change of \(names.joined(separator: ", ")): \(error)")
+            }
+        }
+        inhibition.onChange = { [weak effects] in effects?.propertiesChanged(["Inhibiting"]) }
         do {
             try start()
         } catch {
@@ -164,20 +181,20 @@ public final class Notifyd {
             throw StartupError("cannot set up on the bus: \(error)")
         }
         try requestName()
-        for (app, count) in state.current.badges.nonZero { launcher.setCount(count, for: app) }
+        for (app, count) in committer.current.badges.nonZero { launcher.setCount(count, for: app) }
         // Handlers whose deadline passed while notifyd was down are invoked
         // now, a thousand per turn of the loop (calls are answered in between):
         // the ready line counts them apart from those left pending.
-        let overdue = state.current.sessions.dueCount(at: clock.now())
-        let pending = state.current.sessions.pendingCount - overdue
+        let overdue = committer.current.sessions.dueCount(at: clock.now())
+        let pending = committer.current.sessions.pendingCount - overdue
         // Fetches that ran when notifyd stopped end `expired` (SPEC).
-        let leftRunning = state.current.fetches.running.count
-        state.carry(state.mutate { $0.expireFetchesLeftRunning(at: clock.now()) })
-        expireDueHandlers()
+        let leftRunning = committer.current.fetches.running.count
+        committer.apply { $0.expireFetchesLeftRunning(at: clock.now()) }
+        runDue()
         logger.info(
             "notifyd \(NotifydNames.version) ready as \(NotifydNames.busName)",
             metadata: [
-                "state": "\(state.directory)", "unique-name": "\(connection.uniqueName ?? "?")",
+                "state": "\(committer.directory)", "unique-name": "\(connection.uniqueName ?? "?")",
                 "pending-handlers": "\(pending)", "expired-at-start": "\(overdue)",
                 "fetches-expired-at-start": "\(leftRunning)",
             ])
@@ -195,7 +212,8 @@ public final class Notifyd {
         callers.stop()
         commit()
         if connection.isConnected { connection.flush() }
-        dispatcher?.shutDown()
+        effects.shutDown()
+        desktop?.shutDown()
         fetchScheduler.stop()
         inhibitor?.stop()
         // The other threads have ended: what they posted too late would
@@ -215,6 +233,6 @@ public final class Notifyd {
 
     /// Commits the batch; replies, then the effects, go out after it.
     func commit() {
-        state.commit(carryingOut: effects.carryOut)
+        committer.commit(carryingOut: effects.carryOut)
     }
 }

@@ -47,10 +47,10 @@ final class SessionListing {
     }
 
     /// Starts the work; the reply waits for the commit of the batch
-    /// pending in `state`, if any.
-    func start(after state: Committer) {
+    /// pending in `committer`, if any.
+    func start(after committer: Committer) {
         let watch = CommitWatch { [self] succeeded in succeeded ? commitPassed() : commitFailed() }
-        state.afterCommit { watch.fire() }
+        committer.afterCommit { watch.fire() }
         step()
     }
 

@@ -11,16 +11,16 @@ import NotifyCore
 /// docks get the badge and progress, the popup is posted). Handlers are
 /// invoked exactly once, by CompleteSession, CancelSession or their deadline.
 final class SessionService {
-    private let state: Committer
+    private let committer: Committer
     private let waiters: SessionWaiters
     private let callers: CallerCheck?
     private let clock: any DaemonClock
     private let logger: Logger
     private var refusals = RefusalLog()
 
-    init(state: Committer, waiters: SessionWaiters, callers: CallerCheck?, clock: any DaemonClock, logger: Logger) {
+    init(committer: Committer, waiters: SessionWaiters, callers: CallerCheck?, clock: any DaemonClock, logger: Logger) {
         self.callers = callers
-        self.state = state
+        self.committer = committer
         self.waiters = waiters
         self.clock = clock
         self.logger = logger
@@ -32,7 +32,7 @@ final class SessionService {
         let report = try EventDecoding.report(arguments: call.arguments)
         try callers?.authorize(call, for: report.app)
         let handler = try record(report)
-        return state.respond(call, [.uint64(handler?.id ?? 0)])
+        return committer.respond(call, [.uint64(handler?.id ?? 0)])
     }
 
     /// The worker signal: the same as the method, with nobody to answer.
@@ -66,11 +66,10 @@ final class SessionService {
 
     private func record(_ report: WorkerReport) throws(NotifydError) -> CompletionHandler? {
         let now = clock.now()
-        let recorded = try state.mutate { (state) throws(NotifydError) in
-            try state.recordEvent(report.event, session: report.session, app: report.app, at: now)
-        }
-        state.carry(recorded.outcome, echo: report.echo)
-        return recorded.recorded.handler
+        let echo = EventEcho(report.echo)
+        return try committer.apply { (state) throws(NotifydError) in
+            try state.recordEvent(report.event, session: report.session, app: report.app, echo: echo, at: now)
+        }.recorded.handler
     }
 
     // MARK: Completion
@@ -87,36 +86,35 @@ final class SessionService {
     /// for the app it belongs to.
     private func session(of call: DBusMethodCall) throws -> SessionID {
         let session = try SessionID(call.argument(0))
-        if let app = state.current.sessions.session(session)?.app { try callers?.authorize(call, for: app) }
+        if let app = committer.current.sessions.session(session)?.app { try callers?.authorize(call, for: app) }
         return session
     }
 
     private func finish(_ call: DBusMethodCall, result: HandlerResult) throws -> DBusMethodResult {
         let session = try session(of: call)
         let now = clock.now()
-        let completion = try state.mutate { (state) throws(NotifydError) in
+        let invoked = try committer.apply { (state) throws(NotifydError) in
             try state.completeSession(session, result: result, at: now)
         }
-        state.carry(completion.outcome)
-        return state.respond(call, [.uint32(UInt32(completion.invoked))])
+        return committer.respond(call, [.uint32(UInt32(invoked))])
     }
 
     /// Invokes every handler whose deadline has passed (the deadline timer
     /// and start-up call this).
     func expireDue() {
         let now = clock.now()
-        state.carry(state.mutate { $0.expireHandlers(at: now) })
+        committer.apply { $0.expireHandlers(at: now) }
     }
 
     // MARK: Waiting and listing
 
     func waitForSession(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let session = try session(of: call)
-        guard let record = state.current.sessions.session(session) else {
+        guard let record = committer.current.sessions.session(session) else {
             throw NotifydError(.unknownSession, "notifyd has never seen the session '\(session)' (or has forgotten it)")
         }
-        guard !state.current.sessions.pendingHandlers(of: session).isEmpty else {
-            return state.respond(call, [.string(record.lastResult?.rawValue ?? "none")])
+        guard !committer.current.sessions.pendingHandlers(of: session).isEmpty else {
+            return committer.respond(call, [.string(record.lastResult?.rawValue ?? "none")])
         }
         waiters.wait(call, for: session)
         return .deferred
@@ -134,8 +132,8 @@ final class SessionService {
     /// never hold the loop for long, and no ``DBusValue`` tree is built.
     func listSessions(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let visibility = try callers?.visibility(for: call) ?? .everyApp
-        let rows = state.current.sessions.listingRows { visibility.shows($0) }
-        SessionListing(call: call, rows: rows, logger: logger).start(after: state)
+        let rows = committer.current.sessions.listingRows { visibility.shows($0) }
+        SessionListing(call: call, rows: rows, logger: logger).start(after: committer)
         return .deferred
     }
 

@@ -34,11 +34,12 @@ import Testing
 
     @Test func aFetchStartsCompletesOnceAndIsCounted() throws {
         var state = NotifydState()
-        let (fetch, started) = try state.startFetch(app, trigger: .manual, at: 10 * Self.second)
+        let started = try state.startFetch(app, trigger: .manual, at: 10 * Self.second)
+        let fetch = started.value
         #expect(fetch == RunningFetch(id: 1, app: app, started: 10 * Self.second, deadline: 40 * Self.second, trigger: .manual))
         #expect(started.effects == [.fetchStarted(fetch), .fetchPlanChanged])
         #expect(throws: NotifydError.self, "one at a time per app") { try state.startFetch(app, trigger: .manual, at: 11 * Self.second) }
-        #expect(try state.startFetch(other, trigger: .manual, at: 11 * Self.second).fetch.id == 2)
+        #expect(try state.startFetch(other, trigger: .manual, at: 11 * Self.second).value.id == 2)
 
         let completed = try state.completeFetch(1, with: .newData, at: 12 * Self.second)
         let record = FetchRecord(id: 1, app: app, started: 10 * Self.second, ended: 12 * Self.second, result: .newData, trigger: .manual)
@@ -63,12 +64,12 @@ import Testing
 
     @Test func fetchesLeftRunningAtAStopEndExpiredAtStartUp() throws {
         var state = NotifydState()
-        let fetch = try state.startFetch(app, trigger: .scheduled, at: 0).fetch
+        let fetch = try state.startFetch(app, trigger: .scheduled, at: 0).value
         var restored = NotifydState(fetches: FetchBook(
             restoring: state.fetches.schedules, running: [fetch], history: [], lastFetchID: 1))
         let outcome = restored.expireFetchesLeftRunning(at: 5 * Self.second)
         #expect(outcome.effects.first == .fetchCompleted(FetchRecord(id: 1, app: app, started: 0, ended: 5 * Self.second, result: .expired, trigger: .scheduled)))
-        #expect(try restored.startFetch(app, trigger: .manual, at: 6 * Self.second).fetch.id == 2, "IDs are never reused")
+        #expect(try restored.startFetch(app, trigger: .manual, at: 6 * Self.second).value.id == 2, "IDs are never reused")
     }
 
     @Test func theHistoryKeepsTheNewestHundred() throws {
@@ -86,11 +87,11 @@ import Testing
     @Test func theSchedulerStartsWhatIsDueAndWakesForTheNext() throws {
         var state = NotifydState()
         _ = try state.setFetchInterval(3600, for: app)
-        let first = state.runDueFetches(planner: planner, conditions: clear, at: 0)
+        let first = turn(&state, conditions: clear, at: 0)
         #expect(first.started.map(\.app) == [app])
         #expect(first.wake == nil, "the only app is running")
         _ = try state.completeFetch(first.started[0].id, with: .newData, at: Self.second)
-        let idle = state.runDueFetches(planner: planner, conditions: clear, at: 2 * Self.second)
+        let idle = turn(&state, conditions: clear, at: 2 * Self.second)
         #expect(idle.started.isEmpty)
         #expect(idle.wake == Self.hour, "one wake, when the next is due")
     }
@@ -99,13 +100,13 @@ import Testing
         var state = NotifydState()
         for (app, start) in [(app, 0), (other, 40 * Self.second)] {
             _ = try state.setFetchInterval(3600, for: app)
-            let fetch = try state.startFetch(app, trigger: .manual, at: start).fetch
+            let fetch = try state.startFetch(app, trigger: .manual, at: start).value
             _ = try state.completeFetch(fetch.id, with: .newData, at: start)
         }
-        let wait = state.runDueFetches(planner: planner, conditions: clear, at: Self.hour)
+        let wait = turn(&state, conditions: clear, at: Self.hour)
         #expect(wait.started.isEmpty, "the first waits for the second, due 40 s later")
         #expect(wait.wake == Self.hour + 40 * Self.second)
-        let both = state.runDueFetches(planner: planner, conditions: clear, at: Self.hour + 40 * Self.second)
+        let both = turn(&state, conditions: clear, at: Self.hour + 40 * Self.second)
         #expect(Set(both.started.map(\.app)) == [app, other])
     }
 
@@ -113,22 +114,22 @@ import Testing
         var state = NotifydState()
         _ = try state.setFetchInterval(3600, for: app)
         _ = try state.setFetchEnabled(false, for: app)
-        let off = state.runDueFetches(planner: planner, conditions: clear, at: 0)
+        let off = turn(&state, conditions: clear, at: 0)
         #expect(off.started.isEmpty && off.wake == nil, "switched off: no wake at all")
         _ = try state.setFetchEnabled(true, for: app)
-        let offline = state.runDueFetches(planner: planner, conditions: FetchConditions(networkAvailable: false), at: 0)
+        let offline = turn(&state, conditions: FetchConditions(networkAvailable: false), at: 0)
         #expect(offline.started.isEmpty && offline.wake == nil, "held: the daemon looks again when the network comes back")
-        #expect(state.runDueFetches(planner: planner, conditions: clear, at: 1).started.map(\.app) == [app])
+        #expect(turn(&state, conditions: clear, at: 1).started.map(\.app) == [app])
         // FetchNow ignores both.
         var manual = NotifydState()
         _ = try manual.setFetchEnabled(false, for: app)
-        #expect(try manual.startFetch(app, trigger: .manual, at: 0).fetch.app == app)
+        #expect(try manual.startFetch(app, trigger: .manual, at: 0).value.app == app)
     }
 
     @Test func aClockStepMovesTheRunningDeadlineAndTheLastRun() throws {
         var state = NotifydState()
         _ = try state.setFetchInterval(3600, for: app)
-        let done = try state.startFetch(app, trigger: .scheduled, at: 10 * Self.hour).fetch
+        let done = try state.startFetch(app, trigger: .scheduled, at: 10 * Self.hour).value
         _ = try state.completeFetch(done.id, with: .newData, at: 10 * Self.hour)
         let shift = state.shiftDeadlines(by: -Self.hour)
         #expect(shift.outcome.writes == [.deadlineShift(-Self.hour)])
@@ -165,5 +166,14 @@ extension FetchStateTests {
         #expect(throws: NotifydError.self) { try book.start(try AppID("org.example.More"), trigger: .manual, at: 0) }
         #expect(try book.setInterval(60, for: try AppID("org.example.A1")) != nil, "apps already known still change")
         #expect(book.schedules.count == FetchBook.maximumApps)
+    }
+
+    /// A turn of the scheduler at `now`: the fetches it started, then when it
+    /// must look again.
+    func turn(
+        _ state: inout NotifydState, conditions: FetchConditions, at now: Microseconds
+    ) -> (started: [RunningFetch], wake: Microseconds?) {
+        let started = state.runDueFetches(planner: planner, conditions: conditions, at: now).value
+        return (started, state.nextFetchWake(planner: planner, conditions: conditions, at: now))
     }
 }

@@ -88,12 +88,13 @@ import Testing
         var now = monday
         var starts: [Microseconds] = []
         while now < end {
-            let turn = state.runDueFetches(planner: planner, conditions: FetchConditions(), at: now)
-            for fetch in turn.started {
+            let started = state.runDueFetches(planner: planner, conditions: FetchConditions(), at: now).value
+            for fetch in started {
                 starts.append(fetch.started)
                 _ = try state.completeFetch(fetch.id, with: starts.count % 4 == 0 ? .newData : .noData, at: now + 1_000_000)
             }
-            let wake = state.runDueFetches(planner: planner, conditions: FetchConditions(), at: now + 1_000_000).wake ?? end
+            _ = state.runDueFetches(planner: planner, conditions: FetchConditions(), at: now + 1_000_000)
+            let wake = state.nextFetchWake(planner: planner, conditions: FetchConditions(), at: now + 1_000_000) ?? end
             #expect(wake > now, "the scheduler asks to wake later, not now")
             if let reading = readings.first, reading <= wake {
                 _ = state.reportAppState(.active, for: app, by: ":1.1", at: reading)

@@ -40,14 +40,14 @@ import Testing
         let first = try #require(try state.recordEvent(WorkerEvent(), session: session, app: app, at: 0).recorded.handler)
         let second = try #require(try state.recordEvent(WorkerEvent(), session: session, app: app, at: 1).recorded.handler)
         let completion = try state.completeSession(session, result: .completed, at: 2)
-        #expect(completion.invoked == 2)
+        #expect(completion.value == 2)
         let invoked = [first, second].map { InvokedHandler(handler: $0, result: .completed) }
         #expect(completion.outcome.writes == [.invoked(invoked, sessions: [try #require(state.sessions.session(session))])])
         #expect(
             completion.outcome.effects == invoked.map { .sessionCompleted($0) }
                 + [.sessionSettled(session, lastResult: .completed)])
         let again = try state.completeSession(session, result: .completed, at: 3)
-        #expect(again.invoked == 0 && again.outcome.isEmpty, "nothing pending: a no-op")
+        #expect(again.value == 0 && again.outcome.isEmpty, "nothing pending: a no-op")
     }
 
     @Test func completingAnUnknownSessionChangesNothing() throws {
@@ -90,7 +90,7 @@ import Testing
         var state = NotifydState()
         _ = try state.recordEvent(WorkerEvent(), session: session, app: app, at: 10 * Self.hour)
         let shift = state.shiftDeadlines(by: -Self.hour)
-        #expect(shift.moved == 1)
+        #expect(shift.value == 1)
         #expect(shift.outcome.writes == [.deadlineShift(-Self.hour)])
         let now = 9 * Self.hour  // the same moment, on the clock as set
         #expect(state.expireHandlers(at: now + 29 * Self.second).isEmpty)
@@ -139,12 +139,12 @@ import Testing
         let set = try state.setBadge(app, to: 3)
         #expect(set.effects == [.badgeChanged(BadgeChange(app: app, old: 0, new: 3))])
         let increment = try state.incrementBadge(app, by: -5)
-        #expect(increment.count == 0)
+        #expect(increment.value == 0)
         #expect(increment.outcome.writes == [.badge(BadgeChange(app: app, old: 3, new: 0))])
         #expect(throws: NotifydError.self) { try state.setBadge(app, to: BadgeBook.maximum + 1) }
         _ = try state.setBadge(app, to: 1)
         let cleared = state.clearAllBadges()
-        #expect(cleared.cleared == 1 && cleared.outcome.effects.count == 1)
+        #expect(cleared.value == 1 && cleared.outcome.effects.count == 1)
         #expect(state.clearAllBadges().outcome.isEmpty)
     }
 }

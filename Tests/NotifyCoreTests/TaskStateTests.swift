@@ -13,13 +13,13 @@ import Testing
     @Test func aTaskTakesTheLockAndItsEndReleasesIt() throws {
         var state = NotifydState()
         let begun = try state.beginTask(backup, name: "upload", owner: ":1.5", seconds: 180, at: 0)
-        #expect(begun.task == BackgroundTask(id: 1, app: backup, name: "upload", owner: ":1.5", began: 0, deadline: 180 * Self.second))
+        #expect(begun.value == BackgroundTask(id: 1, app: backup, name: "upload", owner: ":1.5", began: 0, deadline: 180 * Self.second))
         #expect(begun.outcome.effects == [.inhibitionChanged(why: "org.example.Backup: upload")])
         #expect(begun.outcome.writes.isEmpty, "tasks are not stored")
         let second = try state.beginTask(sync, name: "push", owner: ":1.6", seconds: 60, at: Self.second)
         #expect(second.outcome.effects == [.inhibitionChanged(why: "org.example.Backup: upload, org.example.Sync: push")])
         let ended = try state.endTask(1)
-        #expect(ended.effects == [.taskEnded(begun.task, .ended), .inhibitionChanged(why: "org.example.Sync: push")])
+        #expect(ended.effects == [.taskEnded(begun.value, .ended), .inhibitionChanged(why: "org.example.Sync: push")])
         #expect(try state.endTask(2).effects.last == .inhibitionChanged(why: nil))
         let again = #expect(throws: NotifydError.self) { try state.endTask(2) }
         #expect(again?.code == .unknownTask)
@@ -27,7 +27,7 @@ import Testing
 
     @Test func theCueComesFiveSecondsBeforeTheDeadlineThenTheTaskExpires() throws {
         var state = NotifydState()
-        let task = try state.beginTask(backup, name: "upload", owner: ":1.5", seconds: 30, at: 0).task
+        let task = try state.beginTask(backup, name: "upload", owner: ":1.5", seconds: 30, at: 0).value
         #expect(state.tasks.nextWake == 25 * Self.second)
         #expect(state.runDueTasks(at: 24 * Self.second).isEmpty)
         #expect(state.runDueTasks(at: 25 * Self.second).effects == [.taskExpiring(task, secondsLeft: 5)])
@@ -41,13 +41,13 @@ import Testing
     /// without a cue it could no longer use.
     @Test func aDeadlinePassedAsleepExpiresAtResumeWithoutACue() throws {
         var state = NotifydState()
-        let task = try state.beginTask(backup, name: "upload", owner: ":1.5", seconds: 180, at: 0).task
+        let task = try state.beginTask(backup, name: "upload", owner: ":1.5", seconds: 180, at: 0).value
         #expect(state.runDueTasks(at: 3600 * Self.second).effects == [.taskEnded(task, .expired), .inhibitionChanged(why: nil)])
     }
 
     @Test func aConnectionThatLeavesAbandonsItsTasksOnly() throws {
         var state = NotifydState()
-        let first = try state.beginTask(backup, name: "a", owner: ":1.5", seconds: 60, at: 0).task
+        let first = try state.beginTask(backup, name: "a", owner: ":1.5", seconds: 60, at: 0).value
         _ = try state.beginTask(sync, name: "b", owner: ":1.6", seconds: 60, at: 0)
         let left = state.tasksOwnerLeft(":1.5")
         #expect(left.effects == [.taskEnded(first, .abandoned), .inhibitionChanged(why: "org.example.Sync: b")])

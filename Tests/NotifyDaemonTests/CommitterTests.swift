@@ -15,7 +15,7 @@ import Testing
     /// The effects carried out, in order.
     final class Effects {
         var carried: [NotifydEffect] = []
-        func carryOut(_ effect: NotifydEffect, _ echo: DBusValue?) { carried.append(effect) }
+        func carryOut(_ effect: NotifydEffect) { carried.append(effect) }
     }
 
     static func withState(_ body: (Committer, StateStore, LogLines) throws -> Void) throws {
@@ -28,27 +28,26 @@ import Testing
     }
 
     /// Records an event and hands its outcome to the committer.
-    static func record(_ session: String, app: String, in state: Committer) throws -> RecordedEvent {
+    static func record(_ session: String, app: String, in committer: Committer) throws -> RecordedEvent {
         let session = try SessionID(session)
         let app = try AppID(app)
-        let outcome = try state.mutate { (current) throws(NotifydError) in
+        return try committer.apply { (current) throws(NotifydError) in
             try current.recordEvent(WorkerEvent(), session: session, app: app, at: 1_000)
-        }
-        state.carry(outcome.outcome)
-        return outcome.recorded
+        }.recorded
     }
 
     @Test func aRefusedCommitNamesTheSessionsAndAppsItRefused() throws {
-        try Self.withState { state, _, capture in
+        try Self.withState { committer, _, capture in
             var first: RecordedEvent?
             for index in 0..<7 {
-                let recorded = try Self.record("dl-\(index)", app: "org.example.App\(index % 2)", in: state)
+                let recorded = try Self.record("dl-\(index)", app: "org.example.App\(index % 2)", in: committer)
                 first = first ?? recorded
             }
             // The same handler twice: the commit fails (a constraint), as a full disk would make it.
-            state.carry(NotifydOutcome(writes: [.event(try #require(first))]))
+            let duplicate = try #require(first)
+            committer.apply { _ in Decision(NotifydOutcome(writes: [.event(duplicate)])) }
             let effects = Effects()
-            state.commit(carryingOut: effects.carryOut)
+            committer.commit(carryingOut: effects.carryOut)
             #expect(effects.carried.isEmpty, "nothing is said of a batch that is not stored")
             let line = try #require(capture.lines.first { $0.contains("cannot save state") })
             #expect(line.contains("rolling back 0 call(s); refused 8 event report(s)"), "\(line)")
@@ -57,20 +56,21 @@ import Testing
             }
             #expect(!line.contains("dl-6"), "at most five are named: \(line)")
             #expect(line.contains(", …"), "\(line)")
-            #expect(state.current.sessions.pendingCount == 0, "memory went back to what the database holds")
+            #expect(committer.current.sessions.pendingCount == 0, "memory went back to what the database holds")
         }
     }
 
     @Test func theLineStaysShortWhateverTheBatch() throws {
-        try Self.withState { state, _, capture in
+        try Self.withState { committer, _, capture in
             var first: RecordedEvent?
             for index in 0..<500 {
                 let session = String(repeating: "s", count: 250) + "\(index)"
-                let recorded = try Self.record(session, app: "org.example.Long", in: state)
+                let recorded = try Self.record(session, app: "org.example.Long", in: committer)
                 first = first ?? recorded
             }
-            state.carry(NotifydOutcome(writes: [.event(try #require(first))]))
-            state.commit { _, _ in }
+            let duplicate = try #require(first)
+            committer.apply { _ in Decision(NotifydOutcome(writes: [.event(duplicate)])) }
+            committer.commit { _ in }
             let line = try #require(capture.lines.first { $0.contains("cannot save state") })
             #expect(line.contains("refused 501 event report(s)"))
             // Unbounded, the names alone would take 130,000 characters.
@@ -79,11 +79,11 @@ import Testing
     }
 
     @Test func commitsCheckpointTheWAL() throws {
-        try Self.withState { state, store, capture in
+        try Self.withState { committer, store, capture in
             let effects = Effects()
             for index in 0..<300 {
-                _ = try Self.record("wal-\(index)", app: "org.example.App", in: state)
-                state.commit(carryingOut: effects.carryOut)
+                _ = try Self.record("wal-\(index)", app: "org.example.App", in: committer)
+                committer.commit(carryingOut: effects.carryOut)
                 #expect(store.walFrameCount < store.walCheckpointFrames + 16)
             }
             #expect(store.walFileSize <= StateStore.walBytes(frames: store.walCheckpointFrames + 16, pageSize: 4096))

@@ -11,6 +11,9 @@ final class LazyDesktop {
     private let logger: Logger
     private var notifier: DesktopNotifier?
     private var failedOnce = false
+    /// Where the notifier, once started, reports what happened to popups
+    /// (set by ``DesktopPopups``; called on the GLib thread).
+    var events: @Sendable (DesktopEvent) -> Void = { _ in }
 
     init(logger: Logger) {
         self.logger = logger
@@ -19,9 +22,9 @@ final class LazyDesktop {
     /// The notifier if it runs, without starting it.
     var started: DesktopNotifier? { notifier }
 
-    /// The running notifier, started now if needed, reporting to `events`
-    /// (used only when it starts); nil if it cannot start.
-    func running(reporting events: @escaping @Sendable (DesktopEvent) -> Void) -> DesktopNotifier? {
+    /// The running notifier, started now if needed (reporting to
+    /// ``events``); nil if it cannot start.
+    var running: DesktopNotifier? {
         if let notifier { return notifier }
         do {
             let started = try DesktopNotifier(logger: logger, events: events)
