@@ -4,12 +4,12 @@ import Foundation
 /// what a person does in the browser (cancel a download, switch to a
 /// window), done through the browser's extension API there.
 extension HeadlessBrowser {
-    /// A DevTools client: connects to PORT, attaches to the extension's
-    /// service worker, evaluates EXPRESSION (a promise) and prints its value
-    /// as JSON.
-    static let devToolsClient = #"""
+    /// The DevTools connection, in Python: waits for the browser endpoint
+    /// on the port of argv[1], connects to it over a WebSocket and defines
+    /// `call(method, params, session)` (flat sessions).
+    static let devToolsConnection = #"""
         import base64, json, os, socket, struct, sys, time, urllib.request
-        port, expression = int(sys.argv[1]), sys.argv[2]
+        port = int(sys.argv[1])
         deadline = time.time() + 30
         while True:
             try:
@@ -44,6 +44,13 @@ extension HeadlessBrowser {
                 if reply.get("id") == calls[0]:
                     if "error" in reply: sys.exit(f"{method}: {reply['error']}")
                     return reply["result"]
+        """#
+
+    /// A DevTools client: connects to PORT, attaches to the extension's
+    /// service worker, evaluates EXPRESSION (a promise) and prints its value
+    /// as JSON.
+    static let devToolsClient = devToolsConnection + "\n" + #"""
+        expression = sys.argv[2]
         worker = None
         for _ in range(50):
             targets = call("Target.getTargets", {})["targetInfos"]

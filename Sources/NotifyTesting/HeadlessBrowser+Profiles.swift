@@ -17,11 +17,13 @@ extension HeadlessBrowser {
         _ = try installHostManifests()
         let defaultProfile = profile.appendingPathComponent("Default")
         try FileManager.default.createDirectory(at: defaultProfile, withIntermediateDirectories: true)
-        // Downloads go to the test's directory without a prompt, and a page
-        // may start many (the burst test).
+        // Downloads go to the test's directory without a prompt, a page may
+        // start many (the burst test), and the extension runs in incognito
+        // windows too (as when a person allows it there).
         try """
             {"download": {"default_directory": "\(downloads.path)", "prompt_for_download": false},
-             "profile": {"default_content_setting_values": {"automatic_downloads": 1}}}
+             "profile": {"default_content_setting_values": {"automatic_downloads": 1}},
+             "extensions": {"settings": {"\(Self.chromiumExtensionID)": {"incognito": true}}}}
             """.write(to: defaultProfile.appendingPathComponent("Preferences"), atomically: true, encoding: .utf8)
     }
 

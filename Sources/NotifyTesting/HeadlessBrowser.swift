@@ -24,6 +24,8 @@ public final class HeadlessBrowser: @unchecked Sendable {
     /// Where downloads are saved.
     public let downloads: URL
     private var process: SpawnedProcess?
+    /// A DevTools client that stays attached (``openIncognito(_:busAddress:)``).
+    var devToolsClient: SpawnedProcess?
     /// Firefox's Marionette port (``chromeScript(_:)``).
     public internal(set) var marionettePort: UInt16?
     /// Chromium's DevTools port (``extensionScript(_:)``).
@@ -62,8 +64,9 @@ public final class HeadlessBrowser: @unchecked Sendable {
     }
     var home: URL { directory.appendingPathComponent("home") }
 
-    /// Starts the browser on `url`, with notifyd's bus as its session bus.
-    public func open(_ url: String, busAddress: String) throws {
+    /// Starts the browser on `url`, with notifyd's bus as its session bus;
+    /// `incognito` opens Chromium's window incognito.
+    public func open(_ url: String, busAddress: String, incognito: Bool = false) throws {
         let log = Glibc.open(directory.appendingPathComponent("browser.log").path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         defer { close(log) }
         var environment = childEnvironment([
@@ -79,7 +82,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
             devToolsPort = port
             arguments = ["--headless=new", "--no-sandbox", "--no-first-run", "--disable-gpu", "--user-data-dir=\(profile.path)",
                          "--remote-debugging-port=\(port)",
-                         "--load-extension=\(Self.extensionDirectory.path)", url]
+                         "--load-extension=\(Self.extensionDirectory.path)"] + (incognito ? ["--incognito"] : []) + [url]
         case .firefox:
             arguments = ["--headless", "--no-remote", "--marionette", "-remote-allow-system-access", "--profile", profile.path, url]
         }
@@ -89,6 +92,8 @@ public final class HeadlessBrowser: @unchecked Sendable {
 
     /// Ends the browser and everything it started (its process group).
     public func stop() {
+        devToolsClient?.kill(SIGTERM)
+        devToolsClient = nil
         guard let process, process.isRunning else { return }
         Foundation.kill(-process.pid, SIGTERM)
         try? waitUntil("the browser ends", seconds: 10) { !process.isRunning }

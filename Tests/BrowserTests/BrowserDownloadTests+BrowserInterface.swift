@@ -27,15 +27,22 @@ extension BrowserDownloadTests {
 }
 
 extension BrowserDownloadTests {
-    /// A download from a private window: reported, but with neither its
-    /// name nor its path, and nothing of either in notifyd's files.
-    @Test func aFirefoxPrivateWindowsDownloadStoresNoNameAndNoPath() throws {
-        let run = try BrowserRun(.firefox)
-        try run.browser.open("about:blank", busAddress: run.bus.address)
-        try run.browser.openPrivateWindow(
-            run.web.page(downloading: [run.web.file("private-plans.bin", size: 100_000, chunks: 3, gapMilliseconds: 400)]))
+    /// A download from a private window (Firefox) or an incognito one
+    /// (Chromium): reported, but with neither its name nor its path, and
+    /// nothing of either in notifyd's files.
+    @Test(arguments: HeadlessBrowser.Kind.allCases)
+    func aPrivateWindowsDownloadStoresNoNameAndNoPath(_ kind: HeadlessBrowser.Kind) throws {
+        let run = try BrowserRun(kind)
+        let page = run.web.page(downloading: [run.web.file("private-plans.bin", size: 100_000, chunks: 3, gapMilliseconds: 400)])
+        switch kind {
+        case .firefox:
+            try run.browser.open("about:blank", busAddress: run.bus.address)
+            try run.browser.openPrivateWindow(page)
+        case .chromium:
+            try run.browser.openIncognito(page, busAddress: run.bus.address)
+        }
         let event = try #require(try run.reportedEvents(count: 1).first)
-        #expect(event["kind"] == .string("finished"))
+        #expect(event["kind"] == .string("finished"), "\(event)")
         #expect(event["title"] == nil && event["path"] == nil && event["uri"] == nil, "\(event)")
         #expect(FileManager.default.fileExists(atPath: run.browser.downloads.appendingPathComponent("private-plans.bin").path))
         let popup = try #require(try run.popups(count: 1).last)
