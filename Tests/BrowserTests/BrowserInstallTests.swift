@@ -12,9 +12,9 @@ import NotifyTesting
     }
 
     func notifyctl(_ arguments: String...) throws -> ProcessResult {
-        try runProcess(Executables.notifyctl, arguments, environment: [
+        try NotifyctlRunner(environment: [
             "HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
-        ])
+        ]).run(arguments)
     }
 
     func manifest(_ relative: String) throws -> [String: Any] {

@@ -178,7 +178,7 @@ final class PlankRun {
 
     @discardableResult
     func notifyctl(_ arguments: String...) throws -> ProcessResult {
-        let result = try runProcess(Executables.notifyctl, arguments, environment: daemon.environment)
+        let result = try NotifyctlRunner(environment: daemon.environment).run(arguments)
         guard result.status == 0 else {
             throw TestFailure("notifyctl \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
         }
