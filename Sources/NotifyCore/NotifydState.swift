@@ -30,4 +30,12 @@ public struct NotifydState: Hashable, Sendable {
     public var nextDeadline: Microseconds? {
         [sessions.nextDeadline, fetches.earliestDeadline, tasks.nextWake].compactMap { $0 }.min()
     }
+
+    /// Every app notifyd knows (ListApps): one with a state, an activation
+    /// history, a badge, or a session.
+    public var knownApps: Set<AppID> {
+        var known = apps.knownApps.union(badges.nonZero.keys)
+        for session in sessions.allSessions { known.insert(session.app) }
+        return known
+    }
 }

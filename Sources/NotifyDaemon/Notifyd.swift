@@ -80,7 +80,7 @@ public final class Notifyd {
             bus: configuration.bus, loop: loop, logger: logger, connectionLimit: configuration.launcherEntryLimit)
         serverMonitor = NotificationServerMonitor(connection: connection, loop: loop, logger: logger)
         do {
-            callers = try CallerCheck(bus: configuration.bus, loop: loop, logger: logger)
+            callers = try CallerCheck(bus: configuration.bus, loop: loop, clock: clock, logger: logger)
         } catch {
             throw StartupError("cannot start identifying bus connections: \(error.message)")
         }

@@ -6,7 +6,9 @@ import CLibnotify
 ///
 /// GLib thread only. GIO reads `XDG_DATA_DIRS` once per process and keeps
 /// its own cache of the directories, refreshed by file monitors; this cache
-/// is on top of that and is cleared with ``removeAll()``.
+/// is on top of that, and keeps only apps that have a desktop file, so an
+/// app whose desktop file is installed after notifyd started gets its name
+/// and icon from its next popup on.
 final class AppInfoCache {
     private var entries: [String: DesktopAppInfo] = [:]
     /// Bounds memory against a client inventing app IDs.
@@ -20,14 +22,10 @@ final class AppInfoCache {
     func info(for appID: String) -> DesktopAppInfo {
         if let cached = entries[appID] { return cached }
         let info = Self.lookUp(appID)
+        guard info.hasDesktopFile else { return info }
         if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
         entries[appID] = info
         return info
-    }
-
-    /// Forgets every app (after desktop files were installed or changed).
-    func removeAll() {
-        entries.removeAll()
     }
 
     /// Reads `APP_ID.desktop` through GIO; without one, the app ID is the

@@ -74,12 +74,6 @@ public final class DesktopNotifier: Sendable {
         if !done { completion(DesktopAppInfo(name: appID, icon: nil, hasDesktopFile: false)) }
     }
 
-    /// Forgets the cached app names and icons (after desktop files changed).
-    public func forgetAppInfo() {
-        let table = self.table
-        thread.perform { table.access { $0.forgetApps() } }
-    }
-
     /// Launches the app as a click on its launcher would, from
     /// `APP_ID.desktop`: `org.freedesktop.Application.Activate` for a
     /// `DBusActivatable` app, else its `Exec` line (as argv, never through a

@@ -1,4 +1,5 @@
 import CLibnotify
+import DBus
 import Glibc
 
 /// A `GAppLaunchContext` for one launch, carrying the activation token the

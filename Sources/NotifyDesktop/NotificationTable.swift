@@ -49,7 +49,6 @@ final class NotificationTable {
     }
 
     func appInfo(for appID: String) -> DesktopAppInfo { apps.info(for: appID) }
-    func forgetApps() { apps.removeAll() }
 
     /// Posts a new popup or updates the one showing under the same key.
     func post(_ request: NotificationRequest) {

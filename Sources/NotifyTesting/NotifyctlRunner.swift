@@ -48,4 +48,15 @@ public struct NotifyctlRunner: Sendable {
         }
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }
+
+    /// Reports an event as a download tool's hook does, with a short-lived
+    /// `notifyctl event SESSION --app APP OPTIONS…`, which must exit 0.
+    ///
+    /// - Throws: a ``TestFailure`` with its status and standard error otherwise.
+    public func event(_ session: String, app: String, _ options: [String] = []) throws {
+        let result = try run(["event", session, "--app", app] + options)
+        guard result.status == 0 else {
+            throw TestFailure("notifyctl event \(session) exited \(result.status): \(result.stderr)")
+        }
+    }
 }

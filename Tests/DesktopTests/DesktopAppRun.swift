@@ -53,9 +53,7 @@ final class DesktopAppRun<Desktop> {
 
     /// Reports an event as a download tool's hook does: a short-lived notifyctl.
     func event(_ session: String, _ options: String...) throws {
-        let result = try runProcess(
-            Executables.notifyctl, ["event", session, "--app", appID] + options, environment: daemon.environment)
-        guard result.status == 0 else { throw TestFailure("notifyctl event: \(result.stderr)") }
+        try NotifyctlRunner(environment: daemon.environment).event(session, app: appID, options)
     }
 
     func badge() throws -> UInt32 {

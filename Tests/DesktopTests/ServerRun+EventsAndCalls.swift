@@ -23,11 +23,7 @@ extension ServerRun {
 
     /// Runs `notifyctl event SESSION --app APP ARGS...` and checks it succeeded.
     func event(_ session: String, app: String, _ arguments: [String]) throws {
-        let result = try runProcess(
-            Executables.notifyctl, ["event", session, "--app", app] + arguments, environment: daemon.environment)
-        guard result.status == 0 else {
-            throw TestFailure("notifyctl event \(session) exited \(result.status): \(result.stderr)")
-        }
+        try NotifyctlRunner(environment: daemon.environment).event(session, app: app, arguments)
     }
 
     /// Answered Notify calls for `app` (by its desktop-entry hint).

@@ -1,9 +1,9 @@
 import NotifyCore
 import Testing
 
-/// What each operation hands the committer: the rows to store and the
-/// effects that follow the commit, in order; and time, moved by a fake
-/// clock (asleep, or the wall clock set back and forward).
+/// What each operation of the state decides: the rows to store and the
+/// effects that follow the commit, in order; and time, given by hand
+/// (asleep, or the wall clock set back and forward).
 @Suite struct StateOutcomeTests {
     let app = try! AppID("org.example.App")
     let session = try! SessionID("s")

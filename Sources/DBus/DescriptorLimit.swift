@@ -1,7 +1,9 @@
 import Glibc
 import Synchronization
 
-/// The daemon's limit on open file descriptors (`RLIMIT_NOFILE`).
+/// The process's limit on open file descriptors (`RLIMIT_NOFILE`), next to
+/// the event loop that needs it: a service that polls many connections
+/// raises it, and the children it spawns get the one it started with.
 ///
 /// The usual soft limit is 1024, kept low for programs that still use
 /// `select()`; the hard limit is far higher (524288 under systemd). notifyd
@@ -28,7 +30,7 @@ public enum DescriptorLimit {
 
     /// In a child between fork and exec (async-signal-safe): puts back the
     /// soft limit notifyd inherited, if it raised it.
-    static func restoreInChild() {
+    public static func restoreInChild() {
         let soft = inherited.load(ordering: .relaxed)
         guard soft != UInt64.max else { return }
         var limit = rlimit()

@@ -109,6 +109,26 @@ public enum CallerPolicy {
         }
     }
 
+    /// Throws `NotPermitted` unless `caller` may act for every app at once
+    /// (ClearAllBadges): a host process of the daemon's user; a sandboxed
+    /// app may not, nor a caller that left unidentified.
+    public static func checkForAllApps(_ caller: CallerIdentity, daemonUserID: UInt32) throws(NotifydError) {
+        guard case .host = caller.sandbox, caller.userID == daemonUserID else {
+            throw NotifydError(.notPermitted, "only host processes of the user may act for every app at once")
+        }
+    }
+
+    /// Which apps `caller`'s listings show: every app on the host, only its
+    /// own in a sandbox, none when that cannot be told or for another user.
+    public static func visibility(of caller: CallerIdentity, daemonUserID: UInt32) -> AppVisibility {
+        guard caller.userID == daemonUserID else { return .noApp }
+        switch caller.sandbox {
+        case .host: return .everyApp
+        case .flatpak(let app?): return .onlyApp(app)
+        case .flatpak(nil), .unknown: return .noApp
+        }
+    }
+
     /// The app the caller is, when it can be told: its sandbox's app, or
     /// else (on the host) the app of its launch scope. `nil` for a caller
     /// whose sandbox is unknown or names no app: a scope does not stand in
@@ -118,6 +138,22 @@ public enum CallerPolicy {
         case .host: caller.scopeApp
         case .flatpak(let app): app
         case .unknown: nil
+        }
+    }
+}
+
+/// Which apps a caller's listings show (``CallerPolicy/visibility(of:daemonUserID:)``).
+public enum AppVisibility: Sendable, Hashable {
+    case everyApp
+    case onlyApp(AppID)
+    case noApp
+
+    /// Whether a listing for this caller shows `app`.
+    public func shows(_ app: AppID) -> Bool {
+        switch self {
+        case .everyApp: true
+        case .onlyApp(let own): own == app
+        case .noApp: false
         }
     }
 }

@@ -110,22 +110,4 @@ final class FetchScheduler {
         for fetch in started { logger.info("scheduled fetch \(fetch.id) of \(fetch.app) started") }
         needsPlanning = true
     }
-
-    /// GetFetchSchedule's dictionary for `app`.
-    func dictionary(of app: AppID, in current: NotifydState, now: Microseconds) -> DBusValue {
-        let schedule = current.fetches.schedule(of: app)
-        let plan = current.fetchPlan(of: app, planner: planner, conditions: conditions, now: now)
-        return .vardict([
-            "interval": .uint32(planner.interval(of: schedule).map { UInt32(clamping: $0 / 1_000_000) } ?? 0),
-            "requested-interval": .uint32(schedule.requestedInterval),
-            "enabled": .boolean(schedule.enabled),
-            "next": .int64(plan.next ?? 0),
-            "reason": .string(plan.reason),
-            "last-run": .int64(schedule.lastRun ?? 0),
-            "last-result": .string(schedule.lastResult?.rawValue ?? ""),
-            "runs": .uint32(schedule.runs),
-            "running": .uint64(current.fetches.runningFetch(of: app)?.id ?? 0),
-            "waiting-for": .string(plan.heldFor ?? ""),
-        ])
-    }
 }

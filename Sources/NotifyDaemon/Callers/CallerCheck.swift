@@ -25,6 +25,8 @@ final class CallerCheck {
     private var sandboxes = SandboxActivity()
     private var afterWaiting: [String: [() -> Void]] = [:]
     private var identifier: ConnectionIdentifier?
+    /// Where the time of sandboxed activity is read (elapsed time).
+    private let clock: any DaemonClock
 
     static let cacheLimit = 8192
     /// Messages that may wait for their sender's identity, in all.
@@ -32,8 +34,9 @@ final class CallerCheck {
 
     /// Starts identifying the connections of `bus`; answers arrive on
     /// `loop`, whose thread this must be called on.
-    init(bus: DBusConnection.Bus, loop: EventLoop, logger: Logger) throws(DBusError) {
+    init(bus: DBusConnection.Bus, loop: EventLoop, clock: any DaemonClock, logger: Logger) throws(DBusError) {
         self.logger = logger
+        self.clock = clock
         let inbox = LoopBound(WeakCallerCheck(), loop: loop)
         identifier = try ConnectionIdentifier(bus: bus, logger: logger) { name, lookup in
             inbox.execute { $0.check?.deliver(name, lookup) }
@@ -120,39 +123,14 @@ final class CallerCheck {
     }
 
     /// Throws `NotPermitted` unless the caller may act for every app
-    /// (ClearAllBadges): a sandboxed app may not, nor one that left
-    /// unidentified.
+    /// (ClearAllBadges): the core's rule.
     func authorizeForAllApps(_ call: DBusMethodCall) throws(NotifydError) {
-        let caller = try identity(of: call.sender, actingFor: nil)
-        guard case .host = caller.sandbox, caller.userID == daemonUserID else {
-            throw NotifydError(.notPermitted, "only host processes of the user may act for every app at once")
-        }
+        try CallerPolicy.checkForAllApps(try identity(of: call.sender, actingFor: nil), daemonUserID: daemonUserID)
     }
 
-    /// Which apps a caller's listings show: all on the host, only its own
-    /// in a sandbox, none when that cannot be told.
-    enum Visibility {
-        case everyApp, onlyApp(AppID), noApp
-
-        func shows(_ app: AppID) -> Bool {
-            switch self {
-            case .everyApp: true
-            case .onlyApp(let own): own == app
-            case .noApp: false
-            }
-        }
-    }
-
-    /// Throws when the caller could not be identified for want of
-    /// resources: an empty listing would be a wrong answer.
-    func visibility(for call: DBusMethodCall) throws(NotifydError) -> Visibility {
-        let caller = try identity(of: call.sender, actingFor: nil)
-        guard caller.userID == daemonUserID else { return .noApp }
-        switch caller.sandbox {
-        case .host: return .everyApp
-        case .flatpak(let app?): return .onlyApp(app)
-        case .flatpak(nil), .unknown: return .noApp
-        }
+    /// Which apps the caller's listings show: the core's rule.
+    func visibility(for call: DBusMethodCall) throws(NotifydError) -> AppVisibility {
+        CallerPolicy.visibility(of: try identity(of: call.sender, actingFor: nil), daemonUserID: daemonUserID)
     }
 
     /// For a worker signal: nil when its sender may act for `app`, else why not.
@@ -181,7 +159,7 @@ final class CallerCheck {
         case .identified(let identity):
             return identity
         case .departed(let why):
-            let now = Microseconds(EventLoop.now() / 1_000)
+            let now = clock.elapsed()
             if let app, sandboxes.suspicion(ofDepartedSenderActingFor: app, at: now) == nil {
                 return CallerIdentity(userID: daemonUserID, processID: nil, sandbox: .host, departure: why)
             }
@@ -196,7 +174,7 @@ final class CallerCheck {
 
     private func noteSandbox(_ identity: CallerIdentity) {
         guard case .flatpak(let app) = identity.sandbox else { return }
-        sandboxes.noteSandboxed(app, at: Microseconds(EventLoop.now() / 1_000))
+        sandboxes.noteSandboxed(app, at: clock.elapsed())
     }
 }
 

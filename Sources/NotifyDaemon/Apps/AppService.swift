@@ -71,10 +71,8 @@ final class AppService {
 
     func listApps(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let current = committer.current
-        var apps = current.apps.knownApps.union(current.badges.nonZero.keys)
-        for session in current.sessions.allSessions { apps.insert(session.app) }
         let visibility = try callers.visibility(for: call)
-        apps = apps.filter { visibility.shows($0) }
+        let apps = current.knownApps.filter { visibility.shows($0) }
         let rows: [DBusValue] = apps.sorted().map { app in
             .structure([
                 .string(app.rawValue), .string(current.apps.state(of: app).rawValue), .uint32(current.badges[app]),

@@ -1,28 +1,25 @@
 import NotifyCore
 import Testing
 
-/// The rules that span the books, decided in one place with a fake clock.
-@Suite struct StateOperationsTests {
-    let app = try! AppID("org.example.App")
-    let session = try! SessionID("s")
-
-    @Test func anEventStoresItsHandlerAndAddsItsBadge() throws {
+/// The rules behind the outcomes: a handler's deadline, a badge that stops
+/// at the maximum, a refused event, each report of `active`.
+extension StateOutcomeTests {
+    @Test func anEventsHandlerHasThirtySecondsAndItsBadgeIsCounted() throws {
         var state = NotifydState()
-        let outcome = try state.recordEvent(WorkerEvent(), session: session, app: app, at: 10)
-        let deadline: Microseconds? = outcome.recorded.handler?.deadline
-        #expect(deadline == Microseconds(10 + 30 * 1_000_000))
-        #expect(outcome.badge == BadgeChange(app: app, old: 0, new: 1))
+        let decision = try state.recordEvent(WorkerEvent(), session: session, app: app, at: 10)
+        #expect(decision.recorded.handler?.deadline == 10 + 30 * Self.second)
+        #expect(decision.badge == BadgeChange(app: app, old: 0, new: 1))
         #expect(state.badges[app] == 1)
-        #expect(outcome.progress == nil, "no size, not a progress event")
+        #expect(decision.progress == nil, "no size, not a progress event: the docks need nothing")
     }
 
     /// An event is never refused for its badge: the count stops at the maximum.
     @Test func anEventsBadgeStopsAtTheMaximum() throws {
         var state = NotifydState()
         _ = try state.badges.set(app, to: BadgeBook.maximum - 1)
-        let outcome = try state.recordEvent(WorkerEvent(badge: 5), session: session, app: app, at: 0)
-        #expect(outcome.recorded.handler != nil)
-        #expect(outcome.badge?.new == BadgeBook.maximum)
+        let decision = try state.recordEvent(WorkerEvent(badge: 5), session: session, app: app, at: 0)
+        #expect(decision.recorded.handler != nil)
+        #expect(decision.badge?.new == BadgeBook.maximum)
         let again = try state.recordEvent(WorkerEvent(badge: 5), session: session, app: app, at: 1)
         #expect(again.badge == nil, "already at the maximum: no change")
         #expect(state.sessions.pendingCount == 2)
@@ -37,23 +34,16 @@ import Testing
         #expect(state.sessions.pendingCount == 1)
     }
 
-    @Test func progressIsReportedForDocks() throws {
-        var state = NotifydState()
-        let outcome = try state.recordEvent(
-            WorkerEvent(kind: .progress, bytesWritten: 25, bytesExpected: 100), session: session, app: app, at: 0)
-        #expect(outcome.progress == .some(0.25))
-        #expect(outcome.badge == nil, "progress adds no badge")
-    }
-
-    /// As on iOS: the app becoming active resets its badge, once per change.
-    @Test func becomingActiveResetsTheBadge() throws {
+    /// As on iOS: every report of `active` is an activation; the badge is
+    /// reset once per change.
+    @Test func everyReportOfActiveIsAnActivationTheBadgeResetOnce() throws {
         var state = NotifydState()
         _ = try state.recordEvent(WorkerEvent(badge: 3), session: session, app: app, at: 0)
         let active = state.reportAppState(.active, for: app, by: ":1.5", at: 100)
         #expect(active.report.activation == Activation(app: app, at: 100))
         #expect(active.badge == BadgeChange(app: app, old: 3, new: 0))
         let again = state.reportAppState(.active, for: app, by: ":1.5", at: 200)
-        #expect(again.report.activation != nil, "every report of active is an activation")
+        #expect(again.report.activation != nil)
         #expect(again.badge == nil, "the badge is 0 already")
         let background = state.reportAppState(.background, for: app, by: ":1.5", at: 300)
         #expect(background.badge == nil && background.report.activation == nil)

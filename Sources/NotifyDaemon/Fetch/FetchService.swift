@@ -44,7 +44,7 @@ final class FetchService {
 
     func getFetchSchedule(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
-        return committer.respond(call, [scheduler.dictionary(of: app, in: committer.current, now: clock.now())])
+        return committer.respond(call, [scheduleDictionary(of: app, in: committer.current, now: clock.now())])
     }
 
     func listFetchSchedules(_ call: DBusMethodCall) throws -> DBusMethodResult {
@@ -52,7 +52,7 @@ final class FetchService {
         let visibility = try callers?.visibility(for: call)
         let now = clock.now()
         let rows: [DBusValue] = current.fetches.knownApps.filter { visibility?.shows($0) ?? true }.map { app in
-            .structure([.string(app.rawValue), scheduler.dictionary(of: app, in: current, now: now)])
+            .structure([.string(app.rawValue), scheduleDictionary(of: app, in: current, now: now)])
         }
         return committer.respond(call, [.array(element: Self.scheduleRow, rows)])
     }
@@ -91,4 +91,23 @@ final class FetchService {
     static var scheduleRow: DBusType { .structure([.string, .dictionary(key: .string, value: .variant)]) }
     /// `(tsxxs)`: fetch ID, trigger, start, end, result.
     static var historyRow: DBusType { .structure([.uint64, .string, .int64, .int64, .string]) }
+
+    /// GetFetchSchedule's dictionary for `app`.
+    func scheduleDictionary(of app: AppID, in current: NotifydState, now: Microseconds) -> DBusValue {
+        let (planner, conditions) = (scheduler.planner, scheduler.conditions)
+        let schedule = current.fetches.schedule(of: app)
+        let plan = current.fetchPlan(of: app, planner: planner, conditions: conditions, now: now)
+        return .vardict([
+            "interval": .uint32(planner.interval(of: schedule).map { UInt32(clamping: $0 / 1_000_000) } ?? 0),
+            "requested-interval": .uint32(schedule.requestedInterval),
+            "enabled": .boolean(schedule.enabled),
+            "next": .int64(plan.next ?? 0),
+            "reason": .string(plan.reason),
+            "last-run": .int64(schedule.lastRun ?? 0),
+            "last-result": .string(schedule.lastResult?.rawValue ?? ""),
+            "runs": .uint32(schedule.runs),
+            "running": .uint64(current.fetches.runningFetch(of: app)?.id ?? 0),
+            "waiting-for": .string(plan.heldFor ?? ""),
+        ])
+    }
 }
