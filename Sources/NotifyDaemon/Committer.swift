@@ -171,7 +171,9 @@ final class Committer {
 /// What a batch changes, for the log line of a failed commit: a worker
 /// signal refused by a full disk has nobody to tell but the log. Names
 /// the first ``named`` sessions and apps (each cut at 64 characters) and
-/// counts the rest, so the line stays short whatever the batch.
+/// counts the rest, so the line stays short whatever the batch. It keeps
+/// the raw IDs and writes the line only when a commit fails: nothing is
+/// formatted for a batch that is stored.
 struct BatchSummary {
     /// How many sessions (and apps of badges) the summary names.
     static let named = 5
@@ -182,37 +184,46 @@ struct BatchSummary {
 
     /// An event report (method call or worker signal) of `session` of `app`.
     mutating func report(session: String, app: String) {
-        reports.add("session '\(AppID.printable(session))' of \(AppID.printable(app))")
+        reports.add(session, app)
     }
 
     /// A badge change of `app`.
     mutating func badge(_ app: String) {
-        badges.add(AppID.printable(app))
+        badges.add(app, nil)
     }
 
     /// `"; refused 2 event report(s) (session 'a' of org.x, ...), ..."`, or
     /// `""` for an empty batch.
     var refusal: String {
         var parts: [String] = []
-        if reports.count > 0 { parts.append("\(reports.count) event report(s) (\(reports))") }
-        if badges.count > 0 { parts.append("\(badges.count) badge change(s) (\(badges))") }
+        if reports.count > 0 {
+            let names = reports.described { "session '\(AppID.printable($0))' of \(AppID.printable($1 ?? ""))" }
+            parts.append("\(reports.count) event report(s) (\(names))")
+        }
+        if badges.count > 0 {
+            parts.append("\(badges.count) badge change(s) (\(badges.described { first, _ in AppID.printable(first) }))")
+        }
         if invoked > 0 { parts.append("\(invoked) invoked handler(s)") }
         if activations > 0 { parts.append("\(activations) activation(s)") }
         return parts.isEmpty ? "" : "; refused " + parts.joined(separator: ", ")
     }
 
-    /// The first ``named`` distinct names, and whether there were others.
-    private struct Names: CustomStringConvertible {
+    /// The first ``named`` distinct names (a name and, for a session, its
+    /// app), as given, and whether there were others.
+    private struct Names {
         private(set) var count = 0
-        private var names: [String] = []
+        private var names: [(String, String?)] = []
         private var more = false
 
-        mutating func add(_ name: String) {
+        mutating func add(_ first: String, _ second: String?) {
             count += 1
-            guard !names.contains(name) else { return }
-            if names.count < BatchSummary.named { names.append(name) } else { more = true }
+            guard !more || names.count < BatchSummary.named else { return }
+            guard !names.contains(where: { $0.0 == first && $0.1 == second }) else { return }
+            if names.count < BatchSummary.named { names.append((first, second)) } else { more = true }
         }
 
-        var description: String { names.joined(separator: ", ") + (more ? ", …" : "") }
+        func described(_ describe: (String, String?) -> String) -> String {
+            names.map(describe).joined(separator: ", ") + (more ? ", …" : "")
+        }
     }
 }

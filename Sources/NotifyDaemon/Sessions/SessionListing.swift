@@ -29,6 +29,9 @@ final class SessionListing {
     private let loop: EventLoop?
     private let logger: Logger
     private var rows: [SessionListingRow]
+    /// The rows' indices, sorted in runs (moving indices, not rows: a row
+    /// holds strings, whose copies cost retains and releases).
+    private var order: [Int]
     private let rowCount: Int
     private var sortedUpTo = 0
     private var merger: SessionRunMerger?
@@ -41,6 +44,7 @@ final class SessionListing {
     init(call: DBusMethodCall, rows: [SessionListingRow], logger: Logger) {
         self.call = call
         self.rows = rows
+        order = Array(rows.indices)
         rowCount = rows.count
         self.logger = logger
         loop = call.connection.eventLoop
@@ -78,31 +82,35 @@ final class SessionListing {
 
     /// Sorts the next run, or writes rows until `deadline`, or finishes.
     private func advance(until deadline: UInt64) throws(DBusError) {
+        let rows = self.rows
         if sortedUpTo < rows.count {
             let run = sortedUpTo..<min(sortedUpTo + Self.runLength, rows.count)
-            rows.withUnsafeMutableBufferPointer { buffer in
+            order.withUnsafeMutableBufferPointer { buffer in
                 var slice = UnsafeMutableBufferPointer(rebasing: buffer[run])
-                slice.sort(by: SessionListingRow.precedes)
+                slice.sort { rows[$0].record.id < rows[$1].record.id }
             }
             sortedUpTo = run.upperBound
             return
         }
+        let order = self.order
+        let precedes = { (a: Int, b: Int) in rows[order[a]].record.id < rows[order[b]].record.id }
         if writer == nil {
             let message = try call.message.methodReturn()
             writer = try DBusArrayWriter(appendingTo: message, element: SessionService.sessionRowType)
-            merger = SessionRunMerger(rows: rows, runLength: Self.runLength)
+            merger = SessionRunMerger(count: order.count, runLength: Self.runLength, precedes: precedes)
         }
         guard let writer else { return }
         var written = 0
-        while let index = merger?.next(rows) {
-            try Self.write(rows[index], to: writer)
+        while let position = merger?.next(precedes) {
+            try Self.write(rows[order[position]], to: writer)
             written += 1
             if written % Self.rowsPerClockCheck == 0 && EventLoop.now() >= deadline { return }
         }
         reply = try writer.finish()
         self.writer = nil
         merger = nil
-        rows = []
+        self.rows = []
+        self.order = []
     }
 
     /// One row: `(ssua{sv})`, the details' keys sorted as ``DBusValue/vardict(_:)`` sorts them.

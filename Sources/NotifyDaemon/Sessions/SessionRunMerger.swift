@@ -16,54 +16,65 @@ struct SessionRunMerger {
     /// Runs that still have rows, as a min-heap on their next row.
     private var heap: [Int]
 
-    /// Runs of `runLength` rows (the last may be shorter), each sorted.
-    init(rows: [SessionListingRow], runLength: Int) {
-        let starts = Array(stride(from: 0, to: rows.count, by: max(1, runLength)))
+    /// Runs of `runLength` positions out of `count` (the last may be
+    /// shorter), each sorted by `precedes` (which compares two positions).
+    init(count: Int, runLength: Int, precedes: (Int, Int) -> Bool) {
+        let starts = Array(stride(from: 0, to: count, by: max(1, runLength)))
         next = starts
-        ends = starts.map { min($0 + runLength, rows.count) }
+        ends = starts.map { min($0 + runLength, count) }
         heap = []
         heap.reserveCapacity(starts.count)
-        for run in starts.indices { push(run, rows) }
+        for run in starts.indices { push(run, precedes) }
     }
 
-    /// The index of the next row in order, or nil when every run is done.
-    mutating func next(_ rows: [SessionListingRow]) -> Int? {
+    /// Runs of `rows` themselves, each sorted by session ID.
+    init(rows: [SessionListingRow], runLength: Int) {
+        self.init(count: rows.count, runLength: runLength) { rows[$0].record.id < rows[$1].record.id }
+    }
+
+    /// The next position in order, or nil when every run is done.
+    mutating func next(_ precedes: (Int, Int) -> Bool) -> Int? {
         guard let run = heap.first else { return nil }
         let index = next[run]
         next[run] = index + 1
         if next[run] < ends[run] {
-            siftDown(from: 0, rows)
+            siftDown(from: 0, precedes)
         } else {
             heap.swapAt(0, heap.count - 1)
             heap.removeLast()
-            if !heap.isEmpty { siftDown(from: 0, rows) }
+            if !heap.isEmpty { siftDown(from: 0, precedes) }
         }
         return index
     }
 
-    private func precedes(_ a: Int, _ b: Int, _ rows: [SessionListingRow]) -> Bool {
-        rows[next[a]].record.id < rows[next[b]].record.id
+    /// The index of the next row of `rows` in session-ID order.
+    mutating func next(_ rows: [SessionListingRow]) -> Int? {
+        next { rows[$0].record.id < rows[$1].record.id }
     }
 
-    private mutating func push(_ run: Int, _ rows: [SessionListingRow]) {
+    private func runPrecedes(_ a: Int, _ b: Int, _ precedes: (Int, Int) -> Bool) -> Bool {
+        precedes(next[a], next[b])
+    }
+
+    private mutating func push(_ run: Int, _ precedes: (Int, Int) -> Bool) {
         heap.append(run)
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            guard precedes(heap[child], heap[parent], rows) else { return }
+            guard runPrecedes(heap[child], heap[parent], precedes) else { return }
             heap.swapAt(child, parent)
             child = parent
         }
     }
 
-    private mutating func siftDown(from start: Int, _ rows: [SessionListingRow]) {
+    private mutating func siftDown(from start: Int, _ precedes: (Int, Int) -> Bool) {
         var parent = start
         while true {
             let left = 2 * parent + 1
             let right = left + 1
             var least = parent
-            if left < heap.count && precedes(heap[left], heap[least], rows) { least = left }
-            if right < heap.count && precedes(heap[right], heap[least], rows) { least = right }
+            if left < heap.count && runPrecedes(heap[left], heap[least], precedes) { least = left }
+            if right < heap.count && runPrecedes(heap[right], heap[least], precedes) { least = right }
             guard least != parent else { return }
             heap.swapAt(parent, least)
             parent = least
