@@ -7,14 +7,18 @@
 //   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite)
 //   -> DBus (a Swift layer over libdbus and the event loop; knows nothing of
 //      notifications)
-//   -> NotifyCore (pure: the books of badges, sessions, apps and fetches,
-//      the fetch planner, and the operations that decide what spans them;
-//      clock injected, no I/O)
-//   -> NotifyStore (SQLite) and NotifyDesktop (LauncherEntry, libnotify,
-//      libcanberra, GIO's launches and network and power monitors)
-//   -> NotifyDaemon (decodes and authorizes each call, asks the core, and
-//      hands the outcome to the Committer: stored in the batch, then
-//      replies, then the EffectRunner's signals and desktop effects)
+//   -> NotifyCore (pure, in feature folders: the books of badges, sessions,
+//      apps, fetches and tasks, the fetch planner, the popups' book; one
+//      operation per thing that can happen, returning a Decision: its
+//      answer, the rows to store, the effects to carry out; and when
+//      anything is next due; clock injected, no I/O)
+//   -> NotifyStore (SQLite) and NotifyDesktop (adapters that decide
+//      nothing: LauncherEntry, libnotify and GIO on a GLib thread,
+//      libcanberra, KDE's job views, network and power monitors)
+//   -> NotifyDaemon (decodes and authorizes each call and applies the
+//      core's decision through the Committer: stored in the batch, then
+//      replies, then the EffectRunner, the one emitter, carries out the
+//      effects; one timer follows every deadline)
 //   -> thin executables notifyd, notifyctl, notifyd-bench, notifyd-fuzz
 // Test support is a library too: NotifyTestingCore (no Foundation: the bus
 // configuration, the recording notification server, the loop thread, the

@@ -29,7 +29,7 @@ public struct DesktopError: Error, Hashable, CustomStringConvertible {
         public static let canberra = Code(.canberra)
         /// The GLib thread could not be started.
         public static let thread = Code(.thread)
-        /// Another ``DesktopNotifier`` is running: libnotify is per process.
+        /// Another ``GLibDesktop`` is running: libnotify is per process.
         public static let busy = Code(.busy)
         /// The notifier or player was shut down.
         public static let shutDown = Code(.shutDown)

@@ -115,7 +115,7 @@ final class DesktopHarness {
     let bus: TestBus
     let server: RecordingNotificationServer
     let events = EventRecorder()
-    let notifier: DesktopNotifier
+    let notifier: GLibDesktop
     /// The context ``sessionBus`` was made on, run by nobody but `deinit`.
     private let sessionContext: OpaquePointer
     /// GIO's session-bus connection, on this harness's bus.
@@ -129,7 +129,7 @@ final class DesktopHarness {
         sessionBus = try Self.openSessionBus(on: sessionContext)
         server = try RecordingNotificationServer(address: bus.address, capabilities: capabilities)
         let events = self.events
-        notifier = try DesktopNotifier(logger: DesktopFixture.logger) { events.record($0) }
+        notifier = try GLibDesktop(logger: DesktopFixture.logger) { events.record($0) }
     }
 
     deinit {

@@ -88,10 +88,10 @@ enum LaunchFixture {
     }
 }
 
-extension DesktopNotifier {
+extension GLibDesktop {
     /// Runs a launch and waits (bounded) for its outcome.
     func waitForLaunch(
-        seconds: Double = 10, _ start: (DesktopNotifier, @escaping @Sendable (LaunchOutcome) -> Void) -> Void
+        seconds: Double = 10, _ start: (GLibDesktop, @escaping @Sendable (LaunchOutcome) -> Void) -> Void
     ) throws -> LaunchOutcome {
         let outcome = OutcomeBox()
         start(self) { outcome.set($0) }

@@ -77,7 +77,7 @@ extension LibnotifyTests {
 
         @Test func failuresSayWhy() throws {
             let harness = try DesktopHarness()
-            func failure(_ start: (DesktopNotifier, @escaping @Sendable (LaunchOutcome) -> Void) -> Void) throws -> String {
+            func failure(_ start: (GLibDesktop, @escaping @Sendable (LaunchOutcome) -> Void) -> Void) throws -> String {
                 guard case .failed(let message) = try harness.notifier.waitForLaunch(start) else {
                     throw TestFailure("the launch did not fail")
                 }

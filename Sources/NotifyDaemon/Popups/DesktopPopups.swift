@@ -133,7 +133,7 @@ final class DesktopPopups {
         }
     }
 
-    /// What the DesktopNotifier reports, brought to the bus loop (the
+    /// What the GLibDesktop reports, brought to the bus loop (the
     /// adapter held weakly, so that the notifier's thread does not keep it
     /// alive).
     private var desktopReported: @Sendable (DesktopEvent) -> Void {

@@ -9,7 +9,7 @@ import NotifyDesktop
 /// the executable, but none of their state is made).
 final class LazyDesktop {
     private let logger: Logger
-    private var notifier: DesktopNotifier?
+    private var notifier: GLibDesktop?
     private var failedOnce = false
     /// Where the notifier, once started, reports what happened to popups
     /// (set by ``DesktopPopups``; called on the GLib thread).
@@ -20,14 +20,14 @@ final class LazyDesktop {
     }
 
     /// The notifier if it runs, without starting it.
-    var started: DesktopNotifier? { notifier }
+    var started: GLibDesktop? { notifier }
 
     /// The running notifier, started now if needed (reporting to
     /// ``events``); nil if it cannot start.
-    var running: DesktopNotifier? {
+    var running: GLibDesktop? {
         if let notifier { return notifier }
         do {
-            let started = try DesktopNotifier(logger: logger, events: events)
+            let started = try GLibDesktop(logger: logger, events: events)
             notifier = started
             failedOnce = false
             return started

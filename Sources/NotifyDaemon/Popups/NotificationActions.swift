@@ -44,7 +44,7 @@ final class NotificationActions {
     /// Carries out a click on `action` of the notification `key`; false
     /// when notifyd knows nothing of that notification.
     func clicked(
-        _ action: String, on key: NotificationKey, activationToken: String?, notifier: DesktopNotifier?
+        _ action: String, on key: NotificationKey, activationToken: String?, notifier: GLibDesktop?
     ) -> Bool {
         guard let target = targets[key] else { return false }
         let logger = self.logger

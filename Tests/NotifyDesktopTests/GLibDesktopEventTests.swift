@@ -141,7 +141,7 @@ extension LibnotifyTests {
         @Test func oneNotifierAtATimeAndShutDownIsFinal() throws {
             let harness = try DesktopHarness()
             let error = #expect(throws: DesktopError.self) {
-                _ = try DesktopNotifier(logger: DesktopFixture.logger) { _ in }
+                _ = try GLibDesktop(logger: DesktopFixture.logger) { _ in }
             }
             #expect(error?.code == .busy)
             harness.notifier.shutDown()
@@ -152,7 +152,7 @@ extension LibnotifyTests {
             #expect(harness.notifier.withTable { $0.count } == nil)
 
             // Once shut down, another notifier may start.
-            let next = try DesktopNotifier(logger: DesktopFixture.logger) { _ in }
+            let next = try GLibDesktop(logger: DesktopFixture.logger) { _ in }
             next.shutDown()
         }
     }

@@ -1,15 +1,16 @@
 import CLibnotify
 import Logging
 
-/// What ``DesktopNotifier`` keeps on its GLib thread: libnotify's state,
-/// the popups showing by key, the app-info cache and the session bus
-/// connection libnotify's proxy runs on.
+/// What ``GLibDesktop`` keeps on its GLib thread: libnotify's state,
+/// the popups showing by key, the app-info cache, the app launcher (clicks
+/// and fetch wakes) and the session bus connection libnotify's proxy runs
+/// on.
 ///
 /// GLib thread only (it lives in a ``ThreadConfined``). A popup is known
 /// from its first successful post until the server closes it, closing it
 /// fails, or teardown; forgetting drops the `NotifyNotification` and its
 /// callbacks.
-final class NotificationTable {
+final class GLibDesktopState {
     private let logger: Logger
     private let events: @Sendable (DesktopEvent) -> Void
     private var entries: [NotificationKey: LibnotifyNotification] = [:]

@@ -1,8 +1,10 @@
 public import Logging
 import Synchronization
 
-/// Posts desktop notifications with libnotify without ever blocking the
-/// caller.
+/// The desktop side of notifyd on a GLib thread of its own: posts desktop
+/// notifications with libnotify, launches apps and opens files through
+/// GIO (a click, a fetch's wake-up), and reads apps' desktop files, all
+/// without ever blocking the caller.
 ///
 /// libnotify (GDBus underneath) makes blocking D-Bus calls and needs a GLib
 /// main loop for its action and close callbacks, so every libnotify and GIO
@@ -16,9 +18,9 @@ import Synchronization
 /// libnotify uses the session bus of `DBUS_SESSION_BUS_ADDRESS` as it is
 /// when the first request is posted, and keeps its state per process: one
 /// notifier may run at a time (a second one throws `Busy`).
-public final class DesktopNotifier: Sendable {
+public final class GLibDesktop: Sendable {
     private let thread: GLibThread
-    private let table: ThreadConfined<NotificationTable>
+    private let table: ThreadConfined<GLibDesktopState>
     private let events: @Sendable (DesktopEvent) -> Void
     private let stopped = Mutex(false)
 
@@ -35,7 +37,7 @@ public final class DesktopNotifier: Sendable {
             Self.running.withLock { $0 = false }
             throw error
         }
-        let table = ThreadConfined(NotificationTable(logger: logger, events: events), on: thread)
+        let table = ThreadConfined(GLibDesktopState(logger: logger, events: events), on: thread)
         guard thread.sync({ table.access { $0.open() } }) == true else {
             thread.stop()
             Self.running.withLock { $0 = false }
@@ -130,7 +132,7 @@ public final class DesktopNotifier: Sendable {
     }
 
     /// Runs `body` on the GLib thread with the table and waits (tests).
-    func withTable<T: Sendable>(_ body: @escaping @Sendable (NotificationTable) -> T) -> T? {
+    func withTable<T: Sendable>(_ body: @escaping @Sendable (GLibDesktopState) -> T) -> T? {
         let table = self.table
         return thread.sync { table.access(body) }
     }
@@ -141,7 +143,7 @@ public final class DesktopNotifier: Sendable {
             return !running
         }
         guard claimed else {
-            throw DesktopError(.busy, "another DesktopNotifier is running: libnotify allows one per process")
+            throw DesktopError(.busy, "another GLibDesktop is running: libnotify allows one per process")
         }
     }
 }
