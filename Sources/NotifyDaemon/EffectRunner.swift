@@ -130,6 +130,9 @@ final class EffectRunner {
             switch effect {
             case .announce(let posted):
                 announce(posted)
+            case .dropped(let draft, let reason) where reason == DesktopPopups.cannotStart:
+                // Said once, as an error, when the desktop side failed to start.
+                logger.debug("cannot post a notification for \(draft.app): \(reason)")
             case .dropped(let draft, let reason):
                 logger.warning("cannot post a notification for \(draft.app): \(reason)")
             default:

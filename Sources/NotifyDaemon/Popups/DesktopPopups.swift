@@ -31,6 +31,9 @@ final class DesktopPopups {
     private let logger: Logger
     /// Where the desktop's reports go (the effect runner, into the core).
     var report: (PopupReport) -> Void = { _ in }
+    /// Why a popup is dropped when libnotify cannot start (LazyDesktop
+    /// says why, once).
+    static let cannotStart = "the desktop side cannot start"
     /// The last sound's failure, logged as a warning once.
     private var lastSoundFailure: String?
 
@@ -85,7 +88,7 @@ final class DesktopPopups {
     private func post(_ draft: PopupDraft, route: SoundRoute, profile: NotificationServerProfile) {
         let key = Self.key(draft.key)
         guard let notifier = desktop.running else {
-            report(.failed(draft.key, message: "the desktop side cannot start"))
+            report(.failed(draft.key, message: Self.cannotStart))
             return
         }
         let request = NotificationRequest(
