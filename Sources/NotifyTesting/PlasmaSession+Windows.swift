@@ -35,11 +35,15 @@ extension PlasmaSession {
         return popups
     }
 
-    /// A window's own pixels as a PNG (`import -window ID`).
+    /// A window's own pixels as a PNG (`import -window ID`). Bounded: on
+    /// a window that closes meanwhile (a popup whose time ran out), `import`
+    /// waits for ever, which would hold the whole suite.
     public func capture(_ window: Window, to file: URL) throws {
         let result = try runProcess(
-            "/usr/bin/import", ["-display", display, "-window", window.id, file.path],
+            "/usr/bin/timeout", ["20", "/usr/bin/import", "-display", display, "-window", window.id, file.path],
             environment: ["DISPLAY": display, "PATH": "/usr/bin:/bin"])
-        guard result.status == 0 else { throw TestFailure("import -window \(window.id): \(result.stderr)") }
+        guard result.status == 0 else {
+            throw TestFailure("import -window \(window.id) (exit \(result.status): 124 is a window gone meanwhile): \(result.stderr)")
+        }
     }
 }

@@ -60,10 +60,11 @@ public final class XvfbDisplay: @unchecked Sendable {
         return environment
     }
 
-    /// Saves the whole screen as a PNG (`import -window root`, imagemagick).
+    /// Saves the whole screen as a PNG (`import -window root`, imagemagick),
+    /// within 20 s.
     public func screenshot(to file: URL) throws {
         let result = try runProcess(
-            "/usr/bin/import", ["-display", display, "-window", "root", file.path],
+            "/usr/bin/timeout", ["20", "/usr/bin/import", "-display", display, "-window", "root", file.path],
             environment: ["DISPLAY": display, "PATH": "/usr/bin:/bin"])
         guard result.status == 0 else { throw TestFailure("import failed: \(result.stderr)") }
     }
