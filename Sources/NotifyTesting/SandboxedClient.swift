@@ -63,8 +63,9 @@ public final class SandboxedBusProxy: @unchecked Sendable {
         return nil
     }
 
-    /// Starts the proxy of `appID` in front of `bus` and waits for its
-    /// socket; `talk` names the bus names the app may call (`--talk`).
+    /// Starts the proxy of `appID` in front of `bus` and waits until it
+    /// accepts connections; `talk` names the bus names the app may call
+    /// (`--talk`).
     public init(appID: String, bus: TestBus, talk: [String] = []) throws {
         let socket = bus.directory.appendingPathComponent("proxy-\(appID).sock").path
         process = try SpawnedProcess(
@@ -74,9 +75,31 @@ public final class SandboxedBusProxy: @unchecked Sendable {
                 scratch: bus.directory),
             environment: ProcessInfo.processInfo.environment)
         address = "unix:path=\(socket)"
+        // Not the socket file alone: it exists from bind() on, and a connect
+        // before listen() is refused (seen under CPU load).
         try waitUntil("xdg-dbus-proxy listens", seconds: 10, intervalMicroseconds: 10_000) {
             guard process.isRunning else { throw TestFailure("xdg-dbus-proxy did not start") }
-            return FileManager.default.fileExists(atPath: socket)
+            return FileManager.default.fileExists(atPath: socket) && Self.accepts(socket)
+        }
+    }
+
+    /// Whether a connection to the Unix socket at `path` is accepted.
+    static func accepts(_ path: String) -> Bool {
+        let probe = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
         }
     }
 
