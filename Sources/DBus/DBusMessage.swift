@@ -152,13 +152,37 @@ extension DBusMessage {
     /// The message after a trip through the wire format (marshal, then
     /// demarshal), as a peer would receive it.
     func throughWireFormat() throws(DBusError) -> DBusMessage {
+        try DBusMessage(wireBytes: wireBytes())
+    }
+
+    /// The message as libdbus puts it on the wire (marshalled).
+    func wireBytes() throws(DBusError) -> [UInt8] {
         var bytes: UnsafeMutablePointer<CChar>?
         var length: Int32 = 0
         if serial == 0 { dbus_message_set_serial(raw, 1) }
         try checkMemory(dbus_message_marshal(raw, &bytes, &length))
         defer { dbus_free(bytes) }
-        let copy = try withCDBusError("cannot demarshal") { dbus_message_demarshal(bytes, length, $0) }
-        guard let copy else { throw DBusError.failed("cannot demarshal") }
-        return DBusMessage(taking: copy)
+        guard let bytes else { throw DBusError.noMemory }
+        return bytes.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+            Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+        }
+    }
+
+    /// A message from its wire bytes, validated by libdbus as one read from
+    /// a connection (demarshalled).
+    convenience init(wireBytes bytes: [UInt8]) throws(DBusError) {
+        guard bytes.count <= Int(Int32.max) else { throw DBusError.invalidArgs("a message of \(bytes.count) bytes") }
+        var cError = CDBus.DBusError()
+        dbus_error_init(&cError)
+        defer { dbus_error_free(&cError) }
+        let raw = bytes.withUnsafeBytes { buffer in
+            dbus_message_demarshal(buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(buffer.count), &cError)
+        }
+        if dbus_error_is_set(&cError) != 0 {
+            let detail = cError.message.map { String(cString: $0) } ?? "unknown error"
+            throw DBusError(cError.name.map { String(cString: $0) } ?? DBusError.Name.failed, "cannot demarshal: \(detail)")
+        }
+        guard let raw else { throw DBusError.failed("cannot demarshal") }
+        self.init(taking: raw)
     }
 }

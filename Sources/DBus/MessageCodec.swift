@@ -187,7 +187,12 @@ enum MessageCodec {
         case CDBusConstant.typeString: return .string(String(cString: basic.str))
         case CDBusConstant.typeObjectPath: return .objectPath(String(cString: basic.str))
         case CDBusConstant.typeSignature: return .signature(String(cString: basic.str))
-        case CDBusConstant.typeUnixFD: return .unixFD(DBusFileDescriptor(basic.fd, owned: true))
+        case CDBusConstant.typeUnixFD:
+            // libdbus gives -1 for an index past the descriptors the message
+            // carries (its validation does not check them): refused, not
+            // passed on as a descriptor that cannot be sent again.
+            guard basic.fd >= 0 else { throw .invalidArgs("a Unix FD argument refers to no descriptor of the message") }
+            return .unixFD(DBusFileDescriptor(basic.fd, owned: true))
         default: throw .invalidArgs("unsupported D-Bus type code \(type)")
         }
     }

@@ -44,6 +44,22 @@ import Testing
         #expect(received.fd >= 0)
     }
 
+    /// Found by fuzz-message (Fuzz/Corpus/message/unix-fd-index-past-the-descriptors):
+    /// libdbus validates a message whose Unix FD argument indexes a
+    /// descriptor it does not carry, and reads it as -1. Decoded as a
+    /// descriptor, it could not be written into any message again.
+    @Test func refusesAUnixFDIndexWithoutADescriptor() throws {
+        let message = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "M", arguments: [.uint32(60)])
+        var bytes = try message.wireBytes()
+        // The signature header field (8, 'g', "u") says 'h' instead: index 60, no descriptor.
+        let field: [UInt8] = [8, 1, UInt8(ascii: "g"), 0, 1, UInt8(ascii: "u"), 0]
+        let start = try #require((0...(bytes.count - field.count)).first { Array(bytes[$0..<$0 + field.count]) == field })
+        bytes[start + 5] = UInt8(ascii: "h")
+        let received = try DBusMessage(wireBytes: bytes)
+        #expect(received.signature == "h")
+        #expect(throws: DBusError.self) { try received.arguments() }
+    }
+
     @Test func refusesValuesLibdbusWouldAbortOn() throws {
         let bad: [DBusValue] = [
             .string("nul\u{0}inside"), .objectPath("not/a/path"), .objectPath("/trailing/"),
