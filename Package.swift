@@ -75,6 +75,9 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "NotifyTesting", targets: ["NotifyTesting"]),
         .library(name: "NotifyTestingCore", targets: ["NotifyTestingCore"]),
+        // For Fuzz/, a package of its own (libFuzzer targets, built with
+        // scripts/fuzz): the modules whose readers of outside bytes it fuzzes.
+        .library(name: "NotifydFuzzing", targets: ["DBus", "NotifyCore", "NotifyDaemon", "BrowserBridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
