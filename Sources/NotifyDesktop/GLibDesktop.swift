@@ -28,7 +28,12 @@ public final class GLibDesktop: Sendable {
     private static let running = Mutex(false)
 
     /// Starts the GLib thread and libnotify on it.
-    public init(logger: Logger, events: @escaping @Sendable (DesktopEvent) -> Void) throws(DesktopError) {
+    public convenience init(logger: Logger, events: @escaping @Sendable (DesktopEvent) -> Void) throws(DesktopError) {
+        try self.init(logger: logger, popupsKept: GLibDesktopState.popupsKept, events: events)
+    }
+
+    /// - Parameter popupsKept: popups known at most (tests lower it).
+    init(logger: Logger, popupsKept: Int, events: @escaping @Sendable (DesktopEvent) -> Void) throws(DesktopError) {
         try Self.claimLibnotify()
         let thread: GLibThread
         do throws(DesktopError) {
@@ -37,7 +42,7 @@ public final class GLibDesktop: Sendable {
             Self.running.withLock { $0 = false }
             throw error
         }
-        let table = ThreadConfined(GLibDesktopState(logger: logger, events: events), on: thread)
+        let table = ThreadConfined(GLibDesktopState(logger: logger, limit: popupsKept, events: events), on: thread)
         guard thread.sync({ table.access { $0.open() } }) == true else {
             thread.stop()
             Self.running.withLock { $0 = false }

@@ -8,12 +8,24 @@ import Logging
 ///
 /// GLib thread only (it lives in a ``ThreadConfined``). A popup is known
 /// from its first successful post until the server closes it, closing it
-/// fails, or teardown; forgetting drops the `NotifyNotification` and its
-/// callbacks.
+/// fails, teardown, or ``popupsKept`` newer popups push it out; forgetting
+/// drops the `NotifyNotification` and its callbacks (the popup stays on
+/// screen, but a click on it reaches nobody).
 final class GLibDesktopState {
+    /// Popups known at most. A server that never says "closed" (GNOME's
+    /// tray keeps them until the user clears it; some never send it) would
+    /// otherwise make them grow with every download: each holds libnotify's
+    /// object, its hints and callbacks, about 1 KB. As many as the daemon
+    /// keeps click targets for (``NotificationActions``).
+    static let popupsKept = 1_000
+
     private let logger: Logger
     private let events: @Sendable (DesktopEvent) -> Void
+    private let limit: Int
     private var entries: [NotificationKey: LibnotifyNotification] = [:]
+    /// When each known popup was first posted (a counter), to push out the oldest.
+    private var postedAt: [NotificationKey: UInt64] = [:]
+    private var posts: UInt64 = 0
     private let apps = AppInfoCache()
     private let launcher = AppLauncher()
     /// GIO's session bus singleton (one reference), held so it outlives
@@ -22,8 +34,9 @@ final class GLibDesktopState {
     private var bus: OpaquePointer?
     private var isOpen = false
 
-    init(logger: Logger, events: @escaping @Sendable (DesktopEvent) -> Void) {
+    init(logger: Logger, limit: Int = GLibDesktopState.popupsKept, events: @escaping @Sendable (DesktopEvent) -> Void) {
         self.logger = logger
+        self.limit = max(1, limit)
         self.events = events
     }
 
@@ -72,7 +85,7 @@ final class GLibDesktopState {
             }
             configure(notification, for: request, app: app)
             try notification.show()
-            entries[key] = notification
+            remember(notification, as: key)
             events(.posted(key, id: notification.id, appName: app.name))
         } catch {
             // A popup already showing stays known: if it is still on screen,
@@ -89,7 +102,7 @@ final class GLibDesktopState {
             try notification.close()
         } catch {
             // The server is gone or never knew it: nothing left to close.
-            entries[key] = nil
+            forget(key)
             logger.debug("cannot close \(key): \(error.message)")
         }
     }
@@ -97,8 +110,26 @@ final class GLibDesktopState {
     private func closed(_ key: NotificationKey, _ notification: LibnotifyNotification, reason: Int32) {
         guard entries[key] === notification else { return }
         // libnotify holds a reference while it emits `closed`: dropping ours here is safe.
-        entries[key] = nil
+        forget(key)
         events(.closed(key, reason: reason))
+    }
+
+    /// Keeps the popup under `key`; a new key beyond ``limit`` pushes out
+    /// the popup posted first (a scan of the known ones, only when full).
+    private func remember(_ notification: LibnotifyNotification, as key: NotificationKey) {
+        if entries.updateValue(notification, forKey: key) == nil {
+            posts += 1
+            postedAt[key] = posts
+            if entries.count > limit, let oldest = postedAt.min(by: { $0.value < $1.value })?.key {
+                logger.debug("forgetting the popup \(oldest): \(limit) newer ones are showing")
+                forget(oldest)
+            }
+        }
+    }
+
+    private func forget(_ key: NotificationKey) {
+        entries[key] = nil
+        postedAt[key] = nil
     }
 
     /// Hints, app name, category and actions, set afresh on every post.
@@ -186,6 +217,7 @@ final class GLibDesktopState {
         // Dropped first, so notify_uninit does not close popups that have
         // an `open` action (it would, for those still in its list).
         entries.removeAll()
+        postedAt.removeAll()
         notify_uninit()
         if let bus {
             g_object_unref(UnsafeMutableRawPointer(bus))

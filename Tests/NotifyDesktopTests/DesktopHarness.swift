@@ -1,7 +1,7 @@
 import CGioUnix
 import Foundation
 import Logging
-import NotifyDesktop
+@testable import NotifyDesktop
 import NotifyTesting
 import Testing
 
@@ -121,7 +121,7 @@ final class DesktopHarness {
     /// GIO's session-bus connection, on this harness's bus.
     private let sessionBus: OpaquePointer
 
-    init(capabilities: [String] = ["actions", "body", "sound"]) throws {
+    init(capabilities: [String] = ["actions", "body", "sound"], popupsKept: Int = GLibDesktopState.popupsKept) throws {
         _ = DesktopFixture.dataDirectory
         bus = try TestBus()
         setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
@@ -129,7 +129,7 @@ final class DesktopHarness {
         sessionBus = try Self.openSessionBus(on: sessionContext)
         server = try RecordingNotificationServer(address: bus.address, capabilities: capabilities)
         let events = self.events
-        notifier = try GLibDesktop(logger: DesktopFixture.logger) { events.record($0) }
+        notifier = try GLibDesktop(logger: DesktopFixture.logger, popupsKept: popupsKept) { events.record($0) }
     }
 
     deinit {
