@@ -23,7 +23,15 @@ struct BenchRun {
     let events: Int
     let listSessions: Int
     let listCalls: Int
+    /// The soak's settings, when it runs.
+    let soak: SoakSettings?
     let keepScratch: Bool
+
+    struct SoakSettings {
+        let minutes: Double
+        let clients: Int
+        let sampleSeconds: Double
+    }
 
     /// The app whose badge every client reads, and its badge.
     static let appID = "org.notifyd.Bench"
@@ -46,7 +54,26 @@ struct BenchRun {
         if sections.contains(.listSessions) {
             report.settings += [("list sessions", Double(listSessions)), ("list calls", Double(listCalls))]
         }
+        if let soak {
+            report.settings += [
+                ("soak minutes", soak.minutes), ("soak clients", Double(soak.clients)),
+                ("soak sample seconds", soak.sampleSeconds),
+            ]
+        }
         report.programs = programs.list
+        if sections == [.soak], let soak {
+            let scratch = try ScratchDirectory()
+            defer {
+                if keepScratch { Progress.say("kept \(scratch.path)") } else { scratch.remove() }
+            }
+            Progress.say("soak: \(NumberText.compact(soak.minutes)) min, \(soak.clients) clients, on a notifyd of its own")
+            report.addSoak(
+                try SoakBenchmark(
+                    programs: programs, scratch: scratch, minutes: soak.minutes, clients: soak.clients,
+                    sampleSeconds: soak.sampleSeconds
+                ).run())
+            return report
+        }
 
         let scratch = try ScratchDirectory()
         defer {

@@ -93,7 +93,7 @@ struct LoadBenchmark {
 
     private func measure(bus: PrivateBus, notifyd: NotifydProcess, connection: DBusConnection) throws(BenchFailure) -> Result {
         let schedules = (1...clients).map { LoadCall.schedule(count: calls, client: $0) }
-        let pendingBefore = try pendingHandlers(on: connection)
+        let pendingBefore = try connection.notifydPendingHandlers()
         let memory = IdleBenchmark(pid: notifyd.pid)
         let before = try memory.measureMemory()
         let barrier = ThreadBarrier(parties: clients + 1)
@@ -134,24 +134,8 @@ struct LoadBenchmark {
             pingNanoseconds: mixStart - pingStart, mixNanoseconds: mixEnd - mixStart,
             pingCPU: used(pingCPUStart, mixCPUStart), mixCPU: used(mixCPUStart, mixCPUEnd),
             outcome: merged, setUpFailures: outcomes.compactMap(\.setUpFailure),
-            pendingBefore: pendingBefore, pendingAfter: try? pendingHandlers(on: connection),
+            pendingBefore: pendingBefore, pendingAfter: try? connection.notifydPendingHandlers(),
             before: before, after: try? memory.measureMemory())
-    }
-
-    private func pendingHandlers(on connection: DBusConnection) throws(BenchFailure) -> Int {
-        do {
-            let value = try connection.call(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
-                interface: "org.freedesktop.DBus.Properties", member: "Get",
-                [.string(NotifydBusNames.daemonInterface), .string("PendingHandlers")]
-            ).decode(0, as: DBusValue.self)
-            guard case .uint32(let count) = value else { throw BenchFailure("PendingHandlers is not a 'u'.") }
-            return Int(count)
-        } catch let error as BenchFailure {
-            throw error
-        } catch {
-            throw BenchFailure("reading the Daemon property PendingHandlers failed: \(error)")
-        }
     }
 }
 

@@ -12,6 +12,7 @@ enum NotifydBusNames {
     static let sessionsInterface = "org.notifyd.Notifyd1.Sessions"
     static let fetchInterface = "org.notifyd.Notifyd1.Fetch"
     static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
+    static let tasksInterface = "org.notifyd.Notifyd1.Tasks"
 }
 
 /// The notifyd under measurement: started on the private bus with a fresh
@@ -68,5 +69,24 @@ struct NotifydProcess {
         let log = ProcReader.readFile(logPath) ?? ""
         let tail = log.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
         return tail.isEmpty ? "notifyd logged nothing." : "notifyd's log ends:\n\(tail)"
+    }
+}
+
+extension DBusConnection {
+    /// notifyd's `PendingHandlers` property, read over this connection.
+    func notifydPendingHandlers() throws(BenchFailure) -> Int {
+        do {
+            let value = try call(
+                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
+                interface: "org.freedesktop.DBus.Properties", member: "Get",
+                [.string(NotifydBusNames.daemonInterface), .string("PendingHandlers")]
+            ).decode(0, as: DBusValue.self)
+            guard case .uint32(let count) = value else { throw BenchFailure("PendingHandlers is not a 'u'.") }
+            return Int(count)
+        } catch let error as BenchFailure {
+            throw error
+        } catch {
+            throw BenchFailure("reading the Daemon property PendingHandlers failed: \(error)")
+        }
     }
 }

@@ -1,0 +1,148 @@
+import DBus
+import Glibc
+import NotifyTestingCore
+
+/// Hours of a desktop's traffic against one notifyd, with state kept
+/// bounded, sampling its resident memory and descriptors: a daemon that
+/// runs for a whole login session must level off.
+///
+/// On a bus and a notifyd of its own (a fresh state directory) with a
+/// counting notification server: first the bounded stores are filled to
+/// their caps (every app's activation history and fetch history, the
+/// finished sessions kept), so that what follows adds nothing that stays;
+/// then `clients` client threads (``SoakClient``, ``SoakMix``) and a
+/// stream of short-lived processes (``SoakSpawner``) run for `minutes`,
+/// and notifyd's memory and descriptors are read every `sampleSeconds`.
+struct SoakBenchmark {
+    let programs: BenchPrograms
+    let scratch: ScratchDirectory
+    let minutes: Double
+    let clients: Int
+    let sampleSeconds: Double
+    /// Seconds between two short-lived callers.
+    let spawnInterval = 0.5
+
+    /// One reading of notifyd, `seconds` after the soak began.
+    struct Sample {
+        let seconds: Double
+        let residentKilobytes: Int
+        let anonymousKilobytes: Int?
+        let descriptors: Int
+        let threads: Int?
+        let pendingHandlers: Int?
+        /// Calls answered and errors so far, over every client.
+        let answered: Int
+        let errors: Int
+        let spawned: Int
+    }
+
+    struct Result {
+        let clients: Int
+        let minutes: Double
+        let prefill: SoakPrefill.Result
+        let samples: [Sample]
+        let outcome: SoakClientOutcome
+        let spawns: SoakSpawner.Counts
+        /// The samples the verdict is taken over: the last 10 minutes, or
+        /// the last half of a run shorter than 20 minutes.
+        let window: ArraySlice<Sample>
+        let after: IdleBenchmark.Memory?
+    }
+
+    func run() throws(BenchFailure) -> Result {
+        let directory = ScratchDirectory(existing: try scratch.makeSubdirectory("soak"))
+        let bus = try PrivateBus(
+            dbusDaemon: programs.dbusDaemon, scratch: directory,
+            environment: ChildEnvironment.inherited(overriding: [:]))
+        defer { bus.stop() }
+        let server = try EventsBenchmark.notificationServer(address: bus.address)
+        defer { server.stop() }
+        let environment = ChildEnvironment.inherited(overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        // Its system bus is the private bus, where no logind answers: tasks
+        // run without a sleep lock, whose one descriptor would otherwise come
+        // and go with them (and the machine's logind would see the soak).
+        let notifyd = try NotifydProcess(
+            notifyd: programs.notifyd, stateDirectory: try directory.makeSubdirectory("state"),
+            logPath: directory.appending("notifyd.log"),
+            environment: ChildEnvironment.inherited(
+                overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": bus.address]))
+        defer { notifyd.stop() }
+        let connection: DBusConnection
+        do {
+            connection = try DBusConnection.connect(to: .address(bus.address), private: true)
+        } catch {
+            throw BenchFailure("cannot connect to the soak's bus: \(error)")
+        }
+        do throws(BenchFailure) {
+            try notifyd.waitUntilServing(on: connection)
+            return try soak(bus: bus, notifyd: notifyd, connection: connection, environment: environment)
+        } catch {
+            guard let ended = notifyd.process.poll() else { throw error }
+            throw BenchFailure("\(error)\nThe soak's notifyd ended with \(ended). \(notifyd.logTail())")
+        }
+    }
+
+    private func soak(
+        bus: PrivateBus, notifyd: NotifydProcess, connection: DBusConnection, environment: [String]
+    ) throws(BenchFailure) -> Result {
+        let clientApps = (1...clients).flatMap { client in
+            (0..<SoakClient.appsPerClient).map { "org.notifyd.Soak.C\(client).A\($0)" }
+        }
+        Progress.say("soak: filling the bounded stores of \(clientApps.count + SoakSpawner.apps.count) apps")
+        let prefill = try SoakPrefill(address: bus.address, apps: clientApps + SoakSpawner.apps, threads: clients).run()
+
+        let stop = StopFlag()
+        let slots = (0..<clients).map { _ in SoakOutcomeSlot() }
+        let spawns = Locked(SoakSpawner.Counts())
+        let spawner = SoakSpawner(gdbus: programs.gdbus, busctl: programs.busctl, environment: environment)
+        let (address, interval) = (bus.address, spawnInterval)
+        let threads = try ClientThreads(count: clients + 1, onFailure: { stop.raise() }) { index in
+            if index == 0 {
+                spawner.run(interval: interval, stop: stop, counts: spawns)
+            } else {
+                SoakClient.run(number: index, address: address, stop: stop, slot: slots[index - 1])
+            }
+        }
+        func merged() -> SoakClientOutcome {
+            slots.reduce(into: SoakClientOutcome()) { $0.merge($1.latest) }
+        }
+        let start = MonotonicClock.nanoseconds()
+        var samples: [Sample] = []
+        func sample() -> Sample? {
+            guard let fields = ProcReader.statusFields("/proc/\(notifyd.pid)/status"),
+                let resident = ProcReader.kilobytes(fields["VmRSS"])
+            else { return nil }
+            let outcome = merged()
+            return Sample(
+                seconds: Double(MonotonicClock.nanoseconds() - start) / 1e9, residentKilobytes: resident,
+                anonymousKilobytes: ProcReader.kilobytes(fields["RssAnon"]),
+                descriptors: ProcReader.directoryEntries("/proc/\(notifyd.pid)/fd").count,
+                threads: fields["Threads"].flatMap { Int($0) }, pendingHandlers: try? connection.notifydPendingHandlers(),
+                answered: outcome.answeredCount, errors: outcome.errorCount, spawned: spawns.withLock { $0.spawned })
+        }
+        let total = minutes * 60
+        var failure: BenchFailure?
+        if let first = sample() { samples.append(first) }
+        var next = sampleSeconds
+        while next <= total + 0.001 {
+            MonotonicClock.sleep(seconds: max(0, next - Double(MonotonicClock.nanoseconds() - start) / 1e9))
+            guard notifyd.process.poll() == nil, let reading = sample() else {
+                failure = BenchFailure("notifyd ended during the soak, \(NumberText.compact(next)) s in.")
+                break
+            }
+            samples.append(reading)
+            Progress.say(
+                "soak: \(NumberText.compact(reading.seconds / 60)) min, VmRSS \(reading.residentKilobytes) kB, "
+                    + "\(reading.descriptors) fds, \(reading.answered) calls, \(reading.errors) errors")
+            next += sampleSeconds
+        }
+        stop.raise()
+        threads.join()
+        if let failure { throw failure }
+        let windowSamples = max(1, Int((minutes >= 20 ? 10 * 60 : total / 2) / sampleSeconds))
+        return Result(
+            clients: clients, minutes: minutes, prefill: prefill, samples: samples, outcome: merged(),
+            spawns: spawns.withLock { $0 }, window: samples.suffix(windowSamples + 1),
+            after: try? IdleBenchmark(pid: notifyd.pid).measureMemory())
+    }
+}
