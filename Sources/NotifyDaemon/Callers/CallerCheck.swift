@@ -102,15 +102,24 @@ final class CallerCheck {
     /// its leaving ends) once the messages it sent before leaving have run:
     /// now, or after they waited for its identity (the bus keeps order, so
     /// they have all been received).
+    ///
+    /// The name is remembered as gone (the newest 1024), so that an answer
+    /// the identifier sends after it left is not kept: every connection is
+    /// identified when it appears, and one that left before its answer came
+    /// back (notifyd's own LauncherEntry connections, a `busctl` that never
+    /// called notifyd) would otherwise stay cached until ``cacheLimit``.
     func forget(_ name: String, then cleanUp: @escaping () -> Void) {
         identities[name] = nil
+        recentlyLeft.insert(name)
         guard waiting[name] != nil else {
             cleanUp()
             return
         }
-        recentlyLeft.insert(name)
         afterWaiting[name, default: []].append(cleanUp)
     }
+
+    /// Identities kept (tests: the cache stays bounded).
+    var cachedCount: Int { identities.count }
 
     /// Whether `sender` is identified already (its messages run at once).
     func isKnown(_ sender: String) -> Bool { identities[sender] != nil }
