@@ -79,6 +79,8 @@ final class Committer {
             if trimming {
                 store.stageActivationTrim(app: activation.app.rawValue, keepNewest: AppBook.activationsKeptPerApp)
             }
+        case .activationsForgotten(let app):
+            store.stageActivationTrim(app: app.rawValue, keepNewest: 0)
         case .invoked(let invoked, let sessions):
             batch.invoked += invoked.count
             for item in invoked { store.stageHandlerRemoval(item.handler.id) }
