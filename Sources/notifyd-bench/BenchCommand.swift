@@ -63,6 +63,11 @@ struct BenchCommand: ParsableCommand {
         case fetch
         /// BeginBackgroundTask to the sleep lock asked of logind, against a Ping (a stand-in logind).
         case tasks
+        /// Memory per item of each kind and at the documented limits, then cleared (long: only with `--only limits`).
+        case limits
+
+        /// Sections that run only when named with `--only`: they take many minutes.
+        static let optIn: Set<Section> = [.limits]
     }
 
     @Option(help: ArgumentHelp("GetBadge calls and Ping calls to time (each).", valueName: "n"))
@@ -95,6 +100,12 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("ListSessions calls of the list-sessions section.", valueName: "n"))
     var listCalls = 3
 
+    @Option(help: ArgumentHelp("Apps given a full fetch history (100 fetches each) in the limits section (the limit: 10000).", valueName: "n"))
+    var limitsFetchApps = 1_000
+
+    @Option(help: ArgumentHelp("Apps given 1000 activations each in the limits section (the limit: 10000 apps).", valueName: "n"))
+    var limitsActivationApps = 100
+
     @Option(
         help: ArgumentHelp(
             "Where notifyd and notifyctl are (default: the directory of this executable).", valueName: "dir"))
@@ -102,6 +113,12 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Leave out a section; repeat to leave out more.", valueName: "section"))
     var skip: [Section] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Run only this section; repeat to run more. The only way to run the long ones (limits).",
+            valueName: "section"))
+    var only: [Section] = []
 
     @Flag(help: "Print one JSON object with every figure and ratio instead of the table.")
     var json = false
@@ -121,16 +138,20 @@ struct BenchCommand: ParsableCommand {
             throw ValidationError("--list-sessions must be between 1 and 100000 (notifyd's limit of pending handlers).")
         }
         guard (1...100).contains(listCalls) else { throw ValidationError("--list-calls must be between 1 and 100.") }
+        guard (1...10_000).contains(limitsFetchApps), (1...10_000).contains(limitsActivationApps) else {
+            throw ValidationError("--limits-fetch-apps and --limits-activation-apps must be between 1 and 10000.")
+        }
     }
 
     func run() throws {
         do {
             let run = BenchRun(
                 programs: try BenchPrograms.locate(binDirectory: binDir),
-                sections: Set(Section.allCases).subtracting(skip),
+                sections: (only.isEmpty ? Set(Section.allCases).subtracting(Section.optIn) : Set(only)).subtracting(skip),
                 calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
                 loadClients: loadClients, loadCalls: loadCalls, coldStarts: coldStarts, events: events,
-                listSessions: listSessions, listCalls: listCalls, keepScratch: keepScratch)
+                listSessions: listSessions, listCalls: listCalls, limitsFetchApps: limitsFetchApps,
+                limitsActivationApps: limitsActivationApps, keepScratch: keepScratch)
             let report = try run.execute()
             print(json ? report.json() : report.table(), terminator: "")
         } catch {

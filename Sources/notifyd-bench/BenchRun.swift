@@ -23,6 +23,8 @@ struct BenchRun {
     let events: Int
     let listSessions: Int
     let listCalls: Int
+    let limitsFetchApps: Int
+    let limitsActivationApps: Int
     let keepScratch: Bool
 
     /// The app whose badge every client reads, and its badge.
@@ -45,6 +47,11 @@ struct BenchRun {
         if sections.contains(.events) { report.settings.append(("events", Double(events))) }
         if sections.contains(.listSessions) {
             report.settings += [("list sessions", Double(listSessions)), ("list calls", Double(listCalls))]
+        }
+        if sections.contains(.limits) {
+            report.settings += [
+                ("limits fetch apps", Double(limitsFetchApps)), ("limits activation apps", Double(limitsActivationApps)),
+            ]
         }
         report.programs = programs.list
 
@@ -163,6 +170,12 @@ struct BenchRun {
             let count = max(100, calls / 10)
             Progress.say("beginning and ending \(count) background tasks on a notifyd with a stand-in logind")
             report.addTasks(try TasksBenchmark(programs: programs, scratch: scratch, tasks: count).run())
+        }
+        if sections.contains(.limits) {
+            Progress.say("filling notifyd's limits on a notifyd of its own (several minutes)")
+            let limits = LimitsBenchmark(
+                programs: programs, scratch: scratch, fetchApps: limitsFetchApps, activationApps: limitsActivationApps)
+            report.addLimits(try limits.run())
         }
         if let server {
             guard let receiver = programs.bench else { throw BenchFailure("cannot tell where this executable is.") }
