@@ -46,6 +46,14 @@ extension BenchReport {
                     note: "RssAnon \(cleared.anonymousKilobytes.map { String($0) } ?? "?") kB against "
                         + "\(kept.anonymousKilobytes.map { String($0) } ?? "?") kB"))
         }
+        if let kept = result.kept, let after = result.afterEvent {
+            rows.append(
+                ReportRow(
+                    id: "limits_after_event_rss", figure: "limits: VmRSS once cleared, after one more event",
+                    value: Double(after.residentKilobytes), unit: .kilobytes, baseline: "before the clearable state",
+                    baselineValue: Double(kept.residentKilobytes), target: .ratioAtMost(Self.limitsClearedTarget),
+                    note: "the finished sessions beyond the 1000 kept are forgotten when an event is recorded"))
+        }
         rows.append(
             ReportRow(
                 id: "limits_errors", figure: "limits: calls refused while filling", value: Double(result.errors.count),

@@ -64,6 +64,9 @@ struct LimitsBenchmark {
         var kept: IdleBenchmark.Memory?
         var filled: IdleBenchmark.Memory?
         var cleared: IdleBenchmark.Memory?
+        /// After one more worker event: the finished sessions beyond those
+        /// kept are forgotten only when an event is recorded.
+        var afterEvent: IdleBenchmark.Memory?
         /// One call past each limit, and its answer (the error name, or what was answered).
         var pastLimits: [(limit: String, answer: String)] = []
         var errors: [String] = []
@@ -235,6 +238,11 @@ struct LimitsBenchmark {
         MonotonicClock.sleep(seconds: Self.settleSeconds * 2)
         result.cleared = try memory.measureMemory()
         result.pendingAfterClearing = (try? ListSessionsClient(connection: connection).pendingHandlers()) ?? -1
+        _ = answer(connection, NotifydBusNames.sessionsInterface, "HandleEventsForBackgroundSession",
+            [.string("limits-after"), .string("org.notifyd.LimitsAfter"), Self.quietEvent])
+        _ = answer(connection, NotifydBusNames.sessionsInterface, "CompleteSession", [.string("limits-after")])
+        MonotonicClock.sleep(seconds: Self.settleSeconds * 2)
+        result.afterEvent = try memory.measureMemory()
         return result
     }
 
