@@ -76,6 +76,9 @@ public enum StateWrite: Sendable, Hashable {
     case event(RecordedEvent)
     /// An activation for the history; `trimming` when older ones were dropped.
     case activation(Activation, trimming: Bool)
+    /// Every activation of an app, forgotten to make room for another
+    /// (``AppBook/maximumApps``).
+    case activationsForgotten(AppID)
     /// Handlers invoked (their rows removed) and their sessions as they are now.
     case invoked([InvokedHandler], sessions: [SessionRecord])
     /// Every stored deadline, and each app's last fetch, moved by this

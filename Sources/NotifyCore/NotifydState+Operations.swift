@@ -17,13 +17,16 @@ extension NotifydState {
 
     /// A worker event for `session` of `app` at `now` (SPEC "Sessions"):
     /// stores its handler, and adds its badge delta, which never makes the
-    /// event refused: the count stops at ``BadgeBook/maximum``. Throws (and
-    /// changes nothing) when the session belongs to another app or the
-    /// limits are reached. `echo` comes back, untouched, with the event's
-    /// effect. Outcome: the rows, the badge (`BadgeChanged`), then the event.
+    /// event refused for its size: the count stops at ``BadgeBook/maximum``.
+    /// Throws (and changes nothing) when the session belongs to another app
+    /// or the limits are reached: those of pending handlers, and
+    /// ``BadgeBook/maximumApps`` when the event would badge one app too many.
+    /// `echo` comes back, untouched, with the event's effect. Outcome: the
+    /// rows, the badge (`BadgeChanged`), then the event.
     public mutating func recordEvent(
         _ event: WorkerEvent, session: SessionID, app: AppID, echo: EventEcho? = nil, at now: Microseconds
     ) throws(NotifydError) -> Decision<EventRecord> {
+        if event.badge > 0 { try badges.checkRoom(for: app) }
         let recorded = try sessions.record(event, session: session, app: app, at: now)
         var badge: BadgeChange?
         if event.badge != 0 {
@@ -55,13 +58,17 @@ extension NotifydState {
     /// interface, or a click on the app's notification): becoming active
     /// records an activation and resets the app's badge, as on iOS.
     /// Outcome: the activation's row, the badge, then `StateChanged`.
+    /// A new app beyond ``AppBook/maximumApps`` forgets the history of the
+    /// app not running used longest ago (its rows first); `LimitExceeded`,
+    /// and nothing changes, when every app known has a state.
     public mutating func reportAppState(
         _ state: AppState, for app: AppID, by owner: String, at now: Microseconds
-    ) -> Decision<AppReport> {
-        let report = apps.report(state, for: app, by: owner, at: now)
+    ) throws(NotifydError) -> Decision<AppReport> {
+        let report = try apps.report(state, for: app, by: owner, at: now)
         var badge: BadgeChange?
         if report.activation != nil { badge = try? badges.set(app, to: 0) }
         var outcome = NotifydOutcome()
+        if let forgotten = report.forgotten { outcome.writes.append(.activationsForgotten(forgotten)) }
         if let activation = report.activation {
             outcome.writes.append(.activation(activation, trimming: report.droppedActivations > 0))
         }

@@ -32,6 +32,8 @@ final class Committer {
     private var continuations: [() -> Void] = []
     private var batch = BatchSummary()
     private var checkpointFailing = false
+    /// The most items the state held since the heap was last trimmed.
+    private var itemsHighWater = 0
 
     init(store: StateStore, logger: Logger) throws {
         self.store = store
@@ -79,6 +81,8 @@ final class Committer {
             if trimming {
                 store.stageActivationTrim(app: activation.app.rawValue, keepNewest: AppBook.activationsKeptPerApp)
             }
+        case .activationsForgotten(let app):
+            store.stageActivationTrim(app: app.rawValue, keepNewest: 0)
         case .invoked(let invoked, let sessions):
             batch.invoked += invoked.count
             for item in invoked { store.stageHandlerRemoval(item.handler.id) }
@@ -151,6 +155,22 @@ final class Committer {
         for work in continuations { work() }
         for effect in effects { carryOut(effect) }
         checkpoint()
+        trimAfterLargeFrees()
+    }
+
+    /// Gives the heap back to the kernel once the state has shrunk by
+    /// ``MemoryTrim/freedItems`` sessions, pending handlers and badged apps
+    /// since its high-water mark: glibc keeps what was freed in the middle of the heap
+    /// (docs/PERFORMANCE.md, "Memory at the limits"). At most once per that
+    /// many items freed, after a commit: never while idle.
+    private func trimAfterLargeFrees() {
+        let items = current.sessions.sessionCount + current.sessions.pendingCount + current.badges.nonZero.count
+        if items >= itemsHighWater {
+            itemsHighWater = items
+        } else if itemsHighWater - items >= MemoryTrim.freedItems {
+            itemsHighWater = items
+            MemoryTrim.trim()
+        }
     }
 
     /// Keeps the WAL small; a failure is logged once, until it works again.

@@ -1,7 +1,8 @@
 import DBus
 import Glibc
 
-/// Gives freed heap memory back to the kernel after a large reply.
+/// Gives freed heap memory back to the kernel after a large reply, and
+/// after the state shrank by many items (``Committer``).
 ///
 /// A reply of 100,000 rows takes about 12 MB in libdbus's buffer, plus the
 /// rows it was built from. Once freed, glibc keeps that memory in the heap
@@ -15,6 +16,10 @@ enum MemoryTrim {
     static let maximumPolls = 1_000
     /// Queued bytes below which the large reply counts as written.
     static let drainedBytes = 64 * 1024
+    /// Sessions, pending handlers and badged apps freed (from the state's high-water
+    /// mark) after which the heap is trimmed: about 7 MB at their cost per
+    /// item (docs/PERFORMANCE.md), never more than once per that many.
+    static let freedItems = 10_000
 
     /// Trims once `connection` has written what is queued (or after about
     /// 10 s), on `loop`.

@@ -68,9 +68,11 @@ struct BenchCommand: ParsableCommand {
         case tasks
         /// Mixed traffic with bounded state for `--soak` minutes, memory and descriptors sampled.
         case soak
+        /// Memory per item of each kind and at the documented limits, then cleared (long: only with `--only limits`).
+        case limits
 
-        /// The sections run when none is chosen: all but the soak, which runs only with `--soak`.
-        static let byDefault = Set(allCases).subtracting([.soak])
+        /// Sections that run only when asked for (`--soak MINUTES`, `--only limits`): they take many minutes.
+        static let optIn: Set<Section> = [.soak, .limits]
     }
 
     @Option(help: ArgumentHelp("GetBadge calls and Ping calls to time (each).", valueName: "n"))
@@ -103,6 +105,12 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("ListSessions calls of the list-sessions section.", valueName: "n"))
     var listCalls = 3
 
+    @Option(help: ArgumentHelp("Apps given a full fetch history (100 fetches each) in the limits section (the limit: 10000).", valueName: "n"))
+    var limitsFetchApps = 1_000
+
+    @Option(help: ArgumentHelp("Apps given 1000 activations each in the limits section (the limit: 10000 apps).", valueName: "n"))
+    var limitsActivationApps = 100
+
     @Option(
         help: ArgumentHelp(
             "Run only the soak section, for this long: mixed traffic with bounded state, notifyd's memory and descriptors sampled.",
@@ -122,6 +130,12 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Leave out a section; repeat to leave out more.", valueName: "section"))
     var skip: [Section] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Run only this section; repeat to run more. The only way to run the long ones (limits).",
+            valueName: "section"))
+    var only: [Section] = []
 
     @Flag(help: "Print one JSON object with every figure and ratio instead of the table.")
     var json = false
@@ -146,18 +160,26 @@ struct BenchCommand: ParsableCommand {
         guard soakSampleSeconds >= 1, soakSampleSeconds <= 3600 else {
             throw ValidationError("--soak-sample-seconds must be between 1 and 3600.")
         }
-        if soak != nil, !skip.isEmpty { throw ValidationError("--soak runs the soak section alone; leave out --skip.") }
+        guard (1...10_000).contains(limitsFetchApps), (1...10_000).contains(limitsActivationApps) else {
+            throw ValidationError("--limits-fetch-apps and --limits-activation-apps must be between 1 and 10000.")
+        }
+        if soak == nil, only.contains(.soak) { throw ValidationError("the soak runs with --soak MINUTES.") }
+        if soak != nil, !skip.isEmpty || !only.isEmpty {
+            throw ValidationError("--soak runs the soak section alone; leave out --skip and --only.")
+        }
     }
 
     func run() throws {
         do {
             let run = BenchRun(
                 programs: try BenchPrograms.locate(binDirectory: binDir),
-                sections: soak != nil ? [.soak] : Section.byDefault.subtracting(skip),
+                sections: soak != nil
+                    ? [.soak] : (only.isEmpty ? Set(Section.allCases).subtracting(Section.optIn) : Set(only)).subtracting(skip),
                 calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
                 loadClients: loadClients, loadCalls: loadCalls, coldStarts: coldStarts, events: events,
                 listSessions: listSessions, listCalls: listCalls,
                 soak: soak.map { .init(minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds) },
+                limitsFetchApps: limitsFetchApps, limitsActivationApps: limitsActivationApps,
                 keepScratch: keepScratch)
             let report = try run.execute()
             print(json ? report.json() : report.table(), terminator: "")

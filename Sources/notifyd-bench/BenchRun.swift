@@ -25,6 +25,8 @@ struct BenchRun {
     let listCalls: Int
     /// The soak's settings, when it runs.
     let soak: SoakSettings?
+    let limitsFetchApps: Int
+    let limitsActivationApps: Int
     let keepScratch: Bool
 
     struct SoakSettings {
@@ -58,6 +60,11 @@ struct BenchRun {
             report.settings += [
                 ("soak minutes", soak.minutes), ("soak clients", Double(soak.clients)),
                 ("soak sample seconds", soak.sampleSeconds),
+            ]
+        }
+        if sections.contains(.limits) {
+            report.settings += [
+                ("limits fetch apps", Double(limitsFetchApps)), ("limits activation apps", Double(limitsActivationApps)),
             ]
         }
         report.programs = programs.list
@@ -190,6 +197,12 @@ struct BenchRun {
             let count = max(100, calls / 10)
             Progress.say("beginning and ending \(count) background tasks on a notifyd with a stand-in logind")
             report.addTasks(try TasksBenchmark(programs: programs, scratch: scratch, tasks: count).run())
+        }
+        if sections.contains(.limits) {
+            Progress.say("filling notifyd's limits on a notifyd of its own (several minutes)")
+            let limits = LimitsBenchmark(
+                programs: programs, scratch: scratch, fetchApps: limitsFetchApps, activationApps: limitsActivationApps)
+            report.addLimits(try limits.run())
         }
         if let server {
             guard let receiver = programs.bench else { throw BenchFailure("cannot tell where this executable is.") }

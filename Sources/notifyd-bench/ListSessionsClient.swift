@@ -17,8 +17,12 @@ struct ListSessionsClient {
     static func app(of index: Int, perApp: Int) -> String { "org.notifyd.BenchList.A\(index / perApp)" }
 
     /// Stores one pending handler on each of `sessions` sessions, by worker
-    /// signals from a connection of their own, a batch at a time.
-    func populate(sessions: Int, perApp: Int, address: String) throws(BenchFailure) {
+    /// signals from a connection of their own, a batch at a time; each event
+    /// also carries `extra` (the limits section: `badge` 0).
+    func populate(
+        sessions: Int, perApp: Int, address: String, extra: [String: DBusValue] = [:],
+        session: (Int) -> String = { "bench-list-\($0)" }, app: (Int, Int) -> String = Self.app(of:perApp:)
+    ) throws(BenchFailure) {
         let sender = try EventBurst.sender(address: address)
         var sent = 0
         while sent < sessions {
@@ -30,11 +34,12 @@ struct ListSessionsClient {
                         try DBusMessage.signal(
                             path: EventBurst.path, interface: EventBurst.workerInterface, member: EventBurst.member,
                             arguments: [
-                                .string("bench-list-\(index)"), .string(Self.app(of: index, perApp: perApp)),
-                                .vardict([
-                                    "title": .string("file-\(index)"), "notify": .boolean(false),
-                                    "timeout": .uint32(86_400),
-                                ]),
+                                .string(session(index)), .string(app(index, perApp)),
+                                .vardict(
+                                    [
+                                        "title": .string("file-\(index)"), "notify": .boolean(false),
+                                        "timeout": .uint32(86_400),
+                                    ].merging(extra) { _, new in new }),
                             ]))
                 } catch {
                     throw BenchFailure("cannot build a worker signal: \(error)")

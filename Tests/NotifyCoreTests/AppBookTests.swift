@@ -20,28 +20,28 @@ import Testing
         #expect(AppState(rawValue: "not-running") == .notRunning)
     }
 
-    @Test func reportsChangeStateAndOwner() {
+    @Test func reportsChangeStateAndOwner() throws {
         var book = AppBook()
-        let first = book.report(.active, for: mail, by: ":1.5", at: 10)
+        let first = try book.report(.active, for: mail, by: ":1.5", at: 10)
         #expect(first.change == AppStateChange(app: mail, old: .notRunning, new: .active))
         #expect(first.activation == Activation(app: mail, at: 10))
         #expect(first.droppedActivations == 0)
         #expect(book.state(of: mail) == .active)
         #expect(book.owner(of: mail) == ":1.5")
 
-        let resign = book.report(.inactive, for: mail, by: ":1.5", at: 20)
+        let resign = try book.report(.inactive, for: mail, by: ":1.5", at: 20)
         #expect(resign.change == AppStateChange(app: mail, old: .active, new: .inactive))
         #expect(resign.activation == nil)
-        let background = book.report(.background, for: mail, by: ":1.5", at: 30)
+        let background = try book.report(.background, for: mail, by: ":1.5", at: 30)
         #expect(background.change == AppStateChange(app: mail, old: .inactive, new: .background))
         #expect(book.knownApps == [mail])
         #expect(book.owners == [":1.5"])
     }
 
-    @Test func sameStateIsNoChangeButMovesTheOwner() {
+    @Test func sameStateIsNoChangeButMovesTheOwner() throws {
         var book = AppBook()
-        _ = book.report(.background, for: mail, by: ":1.5", at: 0)
-        let again = book.report(.background, for: mail, by: ":1.9", at: 1)
+        _ = try book.report(.background, for: mail, by: ":1.5", at: 0)
+        let again = try book.report(.background, for: mail, by: ":1.9", at: 1)
         #expect(again.change == nil)
         #expect(again.activation == nil)
         #expect(book.owner(of: mail) == ":1.9")
@@ -50,21 +50,21 @@ import Testing
         #expect(book.state(of: mail) == .background)
     }
 
-    @Test func everyDidBecomeActiveIsAnActivation() {
+    @Test func everyDidBecomeActiveIsAnActivation() throws {
         var book = AppBook()
-        _ = book.report(.active, for: mail, by: ":1.5", at: 100)
-        let again = book.report(.active, for: mail, by: ":1.5", at: 200)
+        _ = try book.report(.active, for: mail, by: ":1.5", at: 100)
+        let again = try book.report(.active, for: mail, by: ":1.5", at: 200)
         #expect(again.change == nil)
         #expect(again.activation == Activation(app: mail, at: 200))
-        _ = book.report(.active, for: mail, by: ":1.5", at: 200)
+        _ = try book.report(.active, for: mail, by: ":1.5", at: 200)
         #expect(book.activations(of: mail).map(\.at) == [100, 200, 200])
     }
 
-    @Test func ownerLeavingMakesItsAppsNotRunning() {
+    @Test func ownerLeavingMakesItsAppsNotRunning() throws {
         var book = AppBook()
-        _ = book.report(.active, for: mail, by: ":1.5", at: 0)
-        _ = book.report(.background, for: files, by: ":1.5", at: 0)
-        _ = book.report(.inactive, for: maps, by: ":1.7", at: 0)
+        _ = try book.report(.active, for: mail, by: ":1.5", at: 0)
+        _ = try book.report(.background, for: files, by: ":1.5", at: 0)
+        _ = try book.report(.inactive, for: maps, by: ":1.7", at: 0)
         #expect(book.owners == [":1.5", ":1.7"])
 
         let changes = book.ownerLeft(":1.5")
@@ -83,34 +83,34 @@ import Testing
         #expect(book.knownApps == [mail, maps])
     }
 
-    @Test func anAppTakenOverIsNotStoppedByItsFormerOwner() {
+    @Test func anAppTakenOverIsNotStoppedByItsFormerOwner() throws {
         var book = AppBook()
-        _ = book.report(.active, for: mail, by: ":1.5", at: 0)
-        _ = book.report(.inactive, for: mail, by: ":1.6", at: 1)
+        _ = try book.report(.active, for: mail, by: ":1.5", at: 0)
+        _ = try book.report(.inactive, for: mail, by: ":1.6", at: 1)
         #expect(book.owners == [":1.6"])
         #expect(book.ownerLeft(":1.5").isEmpty)
         #expect(book.ownerLeft(":1.6") == [AppStateChange(app: mail, old: .inactive, new: .notRunning)])
     }
 
-    @Test func reportingNotRunningReleasesTheApp() {
+    @Test func reportingNotRunningReleasesTheApp() throws {
         var book = AppBook()
-        _ = book.report(.background, for: mail, by: ":1.5", at: 0)
-        let stopped = book.report(.notRunning, for: mail, by: ":1.5", at: 1)
+        _ = try book.report(.background, for: mail, by: ":1.5", at: 0)
+        let stopped = try book.report(.notRunning, for: mail, by: ":1.5", at: 1)
         #expect(stopped.change == AppStateChange(app: mail, old: .background, new: .notRunning))
         #expect(stopped.activation == nil)
         #expect(book.owner(of: mail) == nil)
         #expect(book.owners.isEmpty)
         #expect(book.knownApps.isEmpty)
-        #expect(book.report(.notRunning, for: mail, by: ":1.5", at: 2).change == nil)
+        #expect(try book.report(.notRunning, for: mail, by: ":1.5", at: 2).change == nil)
     }
 
-    @Test func historyKeepsTheNewestActivations() {
+    @Test func historyKeepsTheNewestActivations() throws {
         var book = AppBook()
         let kept = AppBook.activationsKeptPerApp
         for time in 0..<kept {
-            #expect(book.report(.active, for: mail, by: ":1.5", at: Microseconds(time)).droppedActivations == 0)
+            #expect(try book.report(.active, for: mail, by: ":1.5", at: Microseconds(time)).droppedActivations == 0)
         }
-        let next = book.report(.active, for: mail, by: ":1.5", at: Microseconds(kept))
+        let next = try book.report(.active, for: mail, by: ":1.5", at: Microseconds(kept))
         #expect(next.droppedActivations == 1)
         let history = book.activations(of: mail)
         #expect(history.count == kept)
@@ -119,17 +119,17 @@ import Testing
         #expect(book.activations(of: maps).isEmpty)
     }
 
-    @Test func anActivationFromASetBackClockGoesInTimeOrder() {
+    @Test func anActivationFromASetBackClockGoesInTimeOrder() throws {
         var book = AppBook()
-        for time: Microseconds in [10, 30] { _ = book.report(.active, for: mail, by: ":1.5", at: time) }
-        let earlier = book.report(.active, for: mail, by: ":1.5", at: 20)
+        for time: Microseconds in [10, 30] { _ = try book.report(.active, for: mail, by: ":1.5", at: time) }
+        let earlier = try book.report(.active, for: mail, by: ":1.5", at: 20)
         #expect(earlier.activation == Activation(app: mail, at: 20))
         #expect(book.activations(of: mail).map(\.at) == [10, 20, 30])
 
         // Older than everything kept: recorded and dropped at once, as the store's trim would.
         let kept = (1...AppBook.activationsKeptPerApp).map { Activation(app: mail, at: 100 + Microseconds($0)) }
         var full = AppBook(restoring: kept)
-        let stale = full.report(.active, for: mail, by: ":1.5", at: 5)
+        let stale = try full.report(.active, for: mail, by: ":1.5", at: 5)
         #expect(stale.droppedActivations == 1)
         #expect(full.activations(of: mail).first?.at == 101)
     }
@@ -148,11 +148,11 @@ import Testing
         #expect(AppBook(restoring: []) == AppBook())
     }
 
-    @Test func appsAreAPartOfTheStateSnapshot() {
+    @Test func appsAreAPartOfTheStateSnapshot() throws {
         var state = NotifydState()
         #expect(state.apps == AppBook())
         let snapshot = state
-        _ = state.apps.report(.active, for: mail, by: ":1.5", at: 0)
+        _ = try state.apps.report(.active, for: mail, by: ":1.5", at: 0)
         #expect(state != snapshot)
         #expect(NotifydState(apps: state.apps) == state)
     }

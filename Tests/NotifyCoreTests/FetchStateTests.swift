@@ -149,10 +149,10 @@ extension FetchStateTests {
     /// is looked at again; an app without fetches costs nothing more.
     @Test func anActivationReplansOnlyAnAppWithFetches() throws {
         var state = NotifydState()
-        #expect(!state.reportAppState(.active, for: app, by: ":1.1", at: 0).outcome.effects.contains(.fetchPlanChanged))
+        #expect(try !state.reportAppState(.active, for: app, by: ":1.1", at: 0).outcome.effects.contains(.fetchPlanChanged))
         _ = try state.setFetchInterval(3600, for: app)
-        #expect(state.reportAppState(.active, for: app, by: ":1.1", at: 1).outcome.effects.last == .fetchPlanChanged)
-        #expect(!state.reportAppState(.inactive, for: app, by: ":1.1", at: 2).outcome.effects.contains(.fetchPlanChanged))
+        #expect(try state.reportAppState(.active, for: app, by: ":1.1", at: 1).outcome.effects.last == .fetchPlanChanged)
+        #expect(try !state.reportAppState(.inactive, for: app, by: ":1.1", at: 2).outcome.effects.contains(.fetchPlanChanged))
     }
 }
 

@@ -97,7 +97,7 @@ import Testing
             let wake = state.nextFetchWake(planner: planner, conditions: FetchConditions(), at: now + 1_000_000) ?? end
             #expect(wake > now, "the scheduler asks to wake later, not now")
             if let reading = readings.first, reading <= wake {
-                _ = state.reportAppState(.active, for: app, by: ":1.1", at: reading)
+                _ = try state.reportAppState(.active, for: app, by: ":1.1", at: reading)
                 readings.removeFirst()
                 now = max(reading, now + 1_000_000)
             } else {

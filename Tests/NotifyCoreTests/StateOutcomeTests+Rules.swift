@@ -39,13 +39,13 @@ extension StateOutcomeTests {
     @Test func everyReportOfActiveIsAnActivationTheBadgeResetOnce() throws {
         var state = NotifydState()
         _ = try state.recordEvent(WorkerEvent(badge: 3), session: session, app: app, at: 0)
-        let active = state.reportAppState(.active, for: app, by: ":1.5", at: 100)
+        let active = try state.reportAppState(.active, for: app, by: ":1.5", at: 100)
         #expect(active.report.activation == Activation(app: app, at: 100))
         #expect(active.badge == BadgeChange(app: app, old: 3, new: 0))
-        let again = state.reportAppState(.active, for: app, by: ":1.5", at: 200)
+        let again = try state.reportAppState(.active, for: app, by: ":1.5", at: 200)
         #expect(again.report.activation != nil)
         #expect(again.badge == nil, "the badge is 0 already")
-        let background = state.reportAppState(.background, for: app, by: ":1.5", at: 300)
+        let background = try state.reportAppState(.background, for: app, by: ":1.5", at: 300)
         #expect(background.badge == nil && background.report.activation == nil)
     }
 }

@@ -115,7 +115,7 @@ import Testing
     @Test func becomingActiveStoresTheActivationThenResetsTheBadge() throws {
         var state = NotifydState()
         _ = try state.setBadge(app, to: 4)
-        let result = state.reportAppState(.active, for: app, by: ":1.9", at: 50)
+        let result = try state.reportAppState(.active, for: app, by: ":1.9", at: 50)
         let reset = BadgeChange(app: app, old: 4, new: 0)
         #expect(result.outcome.writes == [.activation(Activation(app: app, at: 50), trimming: false), .badge(reset)])
         #expect(
@@ -124,9 +124,9 @@ import Testing
             ])
     }
 
-    @Test func anOwnerLeavingStopsItsAppsAndStoresNothing() {
+    @Test func anOwnerLeavingStopsItsAppsAndStoresNothing() throws {
         var state = NotifydState()
-        _ = state.reportAppState(.background, for: app, by: ":1.9", at: 0)
+        _ = try state.reportAppState(.background, for: app, by: ":1.9", at: 0)
         let outcome = state.ownerLeft(":1.9")
         #expect(outcome.writes.isEmpty)
         #expect(outcome.effects == [.appStateChanged(AppStateChange(app: app, old: .background, new: .notRunning))])

@@ -15,9 +15,22 @@
 /// append an activation in time order (an activation older than the newest
 /// one is inserted in place); dropping the oldest moves the app's history,
 /// at most ``activationsKeptPerApp`` entries of 8 bytes.
+///
+/// At most ``maximumApps`` apps have a state or an activation history: any
+/// string of the right shape is an app ID, and each one's history is up to
+/// ``activationsKeptPerApp`` rows, so the number of apps must be bounded.
+/// No client can clear a history, so a new app is not refused for the
+/// histories of others: the app not running whose last activation is the
+/// oldest is forgotten to make room. Only when every app known has a
+/// state (each owned by a connection still on the bus) is one more refused.
 public struct AppBook: Sendable, Hashable {
     /// Activations kept per app; recording one more drops the oldest.
     public static let activationsKeptPerApp = 1_000
+    /// Apps with a state other than not-running or an activation history at
+    /// most: reporting a state of one more app forgets the history of the
+    /// app not running used longest ago, or, when every app has a state, is
+    /// `LimitExceeded` and changes nothing.
+    public static let maximumApps = 10_000
 
     /// Apps in a state other than not-running, with the connection that owns it.
     private var reported: [AppID: OwnedState] = [:]
@@ -25,6 +38,8 @@ public struct AppBook: Sendable, Hashable {
     private var appsByOwner: [String: Set<AppID>] = [:]
     /// When each app became active, oldest first; never an empty array.
     private var history: [AppID: [Microseconds]] = [:]
+    /// Apps with a state and no history: with `history.count`, the apps known.
+    private var statesOnly = 0
 
     /// A book in which every app is not-running and none was ever active.
     public init() {}
@@ -37,6 +52,11 @@ public struct AppBook: Sendable, Hashable {
         for activation in activations { times[activation.app, default: []].append(activation.at) }
         for (app, list) in times {
             history[app] = Array(list.sorted().suffix(Self.activationsKeptPerApp))
+        }
+        // A database of a version without the bound: the apps used most recently.
+        if history.count > Self.maximumApps {
+            let newest = history.sorted { ($0.value.last ?? 0, $1.key) > ($1.value.last ?? 0, $0.key) }
+            history = Dictionary(uniqueKeysWithValues: newest.prefix(Self.maximumApps).map { ($0.key, $0.value) })
         }
     }
 
@@ -73,13 +93,20 @@ public struct AppBook: Sendable, Hashable {
     /// report, but it is accepted with a plain meaning: the app stopped,
     /// and no connection owns its state any more (as if its owner had left
     /// the bus, for this app alone).
+    ///
+    /// A new app when ``maximumApps`` are known forgets the history of the
+    /// app without a state whose last activation is the oldest
+    /// (``AppStateReport/forgotten``); when every app known has a state,
+    /// throws `LimitExceeded` and changes nothing.
     public mutating func report(
         _ state: AppState, for app: AppID, by owner: String, at now: Microseconds
-    ) -> AppStateReport {
+    ) throws(NotifydError) -> AppStateReport {
+        let forgotten = state == .notRunning ? nil : try makeRoom(for: app)
         let old = self.state(of: app)
         release(app)
         if state != .notRunning {
             reported[app] = OwnedState(state: state, owner: owner)
+            if history[app] == nil { statesOnly += 1 }
             appsByOwner[owner, default: []].insert(app)
         }
         var activation: Activation?
@@ -90,7 +117,7 @@ public struct AppBook: Sendable, Hashable {
         }
         return AppStateReport(
             change: old == state ? nil : AppStateChange(app: app, old: old, new: state),
-            activation: activation, droppedActivations: dropped)
+            activation: activation, droppedActivations: dropped, forgotten: forgotten)
     }
 
     /// The connection `owner` left the bus: every app whose state it owned
@@ -99,13 +126,38 @@ public struct AppBook: Sendable, Hashable {
         guard let apps = appsByOwner.removeValue(forKey: owner) else { return [] }
         return apps.sorted().compactMap { app in
             guard let old = reported.removeValue(forKey: app)?.state else { return nil }
+            if history[app] == nil { statesOnly -= 1 }
             return AppStateChange(app: app, old: old, new: .notRunning)
         }
+    }
+
+    /// How many apps have a state other than not-running or a history.
+    public var knownAppCount: Int { history.count + statesOnly }
+
+    /// Room for `app` when it is not known and ``maximumApps`` are: forgets
+    /// the history of the app without a state used longest ago and returns
+    /// it; `LimitExceeded` when every app known has a state.
+    private mutating func makeRoom(for app: AppID) throws(NotifydError) -> AppID? {
+        guard reported[app] == nil, history[app] == nil, knownAppCount >= Self.maximumApps else { return nil }
+        var oldest: (app: AppID, last: Microseconds)?
+        for (candidate, times) in history where reported[candidate] == nil {
+            let last = times.last ?? 0
+            if oldest == nil || (last, candidate) < (oldest!.last, oldest!.app) { oldest = (candidate, last) }
+        }
+        guard let oldest else {
+            throw NotifydError(
+                .limitExceeded,
+                "\(Self.maximumApps) apps have a state, each reported by a connection still on the bus, the most notifyd keeps, and \(app) would be one more"
+            )
+        }
+        history[oldest.app] = nil
+        return oldest.app
     }
 
     /// Removes the app's state from its owner, if any.
     private mutating func release(_ app: AppID) {
         guard let previous = reported.removeValue(forKey: app) else { return }
+        if history[app] == nil { statesOnly -= 1 }
         appsByOwner[previous.owner]?.remove(app)
         if appsByOwner[previous.owner]?.isEmpty == true { appsByOwner[previous.owner] = nil }
     }
@@ -114,6 +166,7 @@ public struct AppBook: Sendable, Hashable {
     /// drops the oldest beyond ``activationsKeptPerApp``; returns how many
     /// were dropped.
     private mutating func recordActivation(of app: AppID, at now: Microseconds) -> Int {
+        if history[app] == nil, reported[app] != nil { statesOnly -= 1 }
         var times = history.removeValue(forKey: app) ?? []
         var index = times.endIndex
         while index > times.startIndex && times[index - 1] > now { index -= 1 }

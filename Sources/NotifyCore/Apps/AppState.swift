@@ -48,11 +48,15 @@ public struct AppStateReport: Sendable, Hashable {
     /// it is older than all those kept, after the clock was set back); the
     /// store is to be trimmed the same way.
     public let droppedActivations: Int
+    /// The app whose whole history was forgotten to make room for this one
+    /// (``AppBook/maximumApps``); the store is to drop its rows too.
+    public let forgotten: AppID?
 
     /// What ``AppBook/report(_:for:by:at:)`` returns.
-    public init(change: AppStateChange?, activation: Activation?, droppedActivations: Int) {
+    public init(change: AppStateChange?, activation: Activation?, droppedActivations: Int, forgotten: AppID? = nil) {
         self.change = change
         self.activation = activation
         self.droppedActivations = droppedActivations
+        self.forgotten = forgotten
     }
 }

@@ -15,9 +15,17 @@ public struct BadgeChange: Hashable, Sendable {
 ///
 /// Every mutation returns the changes it made, and nothing for a no-op, so
 /// callers store and announce exactly the real changes.
+///
+/// At most ``maximumApps`` apps have a badge that is not 0: any string of
+/// the right shape is an app ID, and each badged app is a row, an entry
+/// here and a line of every `ListBadges` reply, so the number must be
+/// bounded. Clearing a badge makes room.
 public struct BadgeBook: Hashable, Sendable {
     /// The largest count a badge may have (the range of `int32`).
     public static let maximum: UInt32 = 2_147_483_647
+    /// Apps with a badge other than 0 at most: giving one more app a badge
+    /// is `LimitExceeded` and changes nothing.
+    public static let maximumApps = 10_000
 
     private var counts: [AppID: UInt32]
 
@@ -37,7 +45,7 @@ public struct BadgeBook: Hashable, Sendable {
         guard count <= Self.maximum else {
             throw NotifydError(.outOfRange, "badge count \(count) is above the maximum \(Self.maximum)")
         }
-        return apply(app, count)
+        return try apply(app, count)
     }
 
     /// Adds `delta`; a result below 0 clamps to 0, above ``maximum`` is
@@ -50,18 +58,38 @@ public struct BadgeBook: Hashable, Sendable {
                 .outOfRange, "badge of \(app) is \(old); adding \(delta) would pass the maximum \(Self.maximum)")
         }
         let count = UInt32(max(0, wanted))
-        return (count, apply(app, count))
+        return (count, try apply(app, count))
     }
 
     /// Sets every non-zero badge to 0.
     public mutating func clearAll() -> [BadgeChange] {
-        let changes = counts.keys.sorted().compactMap { apply($0, 0) }
+        let changes = counts.keys.sorted().compactMap { app in
+            let old = self[app]
+            counts[app] = nil
+            return BadgeChange(app: app, old: old, new: 0)
+        }
         return changes
     }
 
-    private mutating func apply(_ app: AppID, _ count: UInt32) -> BadgeChange? {
+    /// Whether giving `app` a badge other than 0 would make one badged app
+    /// too many (``maximumApps``).
+    public func isFull(for app: AppID) -> Bool {
+        counts[app] == nil && counts.count >= Self.maximumApps
+    }
+
+    /// `LimitExceeded` when giving `app` a badge would make one badged app too many.
+    public func checkRoom(for app: AppID) throws(NotifydError) {
+        guard isFull(for: app) else { return }
+        throw NotifydError(
+            .limitExceeded,
+            "\(Self.maximumApps) apps have a badge already, the most notifyd keeps, and \(app) would be one more; clearing a badge makes room"
+        )
+    }
+
+    private mutating func apply(_ app: AppID, _ count: UInt32) throws(NotifydError) -> BadgeChange? {
         let old = self[app]
         guard old != count else { return nil }
+        if count > 0 { try checkRoom(for: app) }
         counts[app] = count == 0 ? nil : count
         return BadgeChange(app: app, old: old, new: count)
     }

@@ -25,6 +25,11 @@ extension SessionBook {
     /// Pending handlers of all apps together.
     public var pendingCount: Int { pendingTotal }
 
+    /// How many sessions the book holds: with pending handlers, in
+    /// progress, or finished (kept up to ``SessionBook/finishedSessionsKept``
+    /// after the next event is recorded).
+    public var sessionCount: Int { entries.count }
+
     /// Pending handlers whose deadline is at or before `now`: those
     /// ``expire(at:limit:)`` is due to invoke (e.g. at start-up, the
     /// handlers that expired while notifyd was down). O(pending handlers).

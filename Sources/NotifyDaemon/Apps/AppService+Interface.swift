@@ -13,7 +13,10 @@ extension AppService {
                 App lifecycle. A state belongs to the connection that reported it last: when that \
                 connection leaves the bus, the app becomes not-running. Clicking a notification's default \
                 action activates the app and counts as DidBecomeActive. Every activation is recorded \
-                with its time (the newest 1000 per app are kept).
+                with its time (the newest 1000 per app are kept). At most 10000 apps have a state \
+                other than not-running or an activation history: a state reported for one more app \
+                forgets the history of the app not running whose last activation is the oldest; when \
+                all have a state, it is LimitExceeded.
                 """,
             methods: [
                 DBusMethod(

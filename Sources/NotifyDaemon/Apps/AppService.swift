@@ -27,8 +27,9 @@ final class AppService {
     /// A click on a notification's default action activated the app: it
     /// counts as DidBecomeActive, reported by notifyd itself, so the app is
     /// `active` until it reports a state of its own.
-    func activatedByNotifyd(_ app: AppID) {
-        record(.active, for: app, by: ownName)
+    /// `LimitExceeded` for one app too many (``AppBook/maximumApps``).
+    func activatedByNotifyd(_ app: AppID) throws(NotifydError) {
+        try record(.active, for: app, by: ownName)
     }
 
     func didBecomeActive(_ call: DBusMethodCall) throws -> DBusMethodResult {
@@ -46,15 +47,15 @@ final class AppService {
     private func report(_ appState: AppState, _ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try AppID(call.argument(0))
         try callers.authorize(call, for: app)
-        record(appState, for: app, by: call.sender)
+        try record(appState, for: app, by: call.sender)
         return committer.respond(call, [])
     }
 
     /// Records a state reported by `owner` (a connection's unique name);
     /// also used when a notification's default action activates the app.
-    func record(_ appState: AppState, for app: AppID, by owner: String) {
+    func record(_ appState: AppState, for app: AppID, by owner: String) throws(NotifydError) {
         let now = clock.now()
-        committer.apply { $0.reportAppState(appState, for: app, by: owner, at: now) }
+        _ = try committer.apply { (state) throws(NotifydError) in try state.reportAppState(appState, for: app, by: owner, at: now) }
     }
 
     /// A connection left the bus: the apps whose state it owned stop running.

@@ -73,7 +73,9 @@ extension BadgeService {
             NotifydNames.badgesInterface,
             documentation: """
                 Badge counts per app, shown by docks through Unity LauncherEntry. Counts are 0 to \
-                2147483647 and are stored before a method returns.
+                2147483647 and are stored before a method returns. At most 10000 apps have a badge \
+                other than 0: giving one more app a badge is LimitExceeded, and nothing changes \
+                (clearing a badge makes room).
                 """,
             methods: [
                 DBusMethod(

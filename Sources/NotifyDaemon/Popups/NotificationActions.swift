@@ -50,7 +50,12 @@ final class NotificationActions {
         let logger = self.logger
         switch action {
         case "default":
-            apps.activatedByNotifyd(target.app)
+            do {
+                try apps.activatedByNotifyd(target.app)
+            } catch {
+                // The app is launched all the same; only its state and activation are not kept.
+                logger.warning("\(error.message)")
+            }
             notifier?.launchApp(target.app.rawValue, activationToken: activationToken) { outcome in
                 if case .failed(let message) = outcome { logger.warning("\(message)") }
             }

@@ -28,7 +28,8 @@ extension SessionService {
                         bytes-written t, bytes-expected t, error s, result s, sound s, badge i, notify b, \
                         timeout u (1 to 86400). A known key of the wrong type, an unknown kind or result, a \
                         relative path or a string over 4096 bytes is InvalidArgs; more than 10000 pending \
-                        handlers for the app or 100000 in all is LimitExceeded; nothing is stored then.
+                        handlers for the app or 100000 in all, or a badge delta for an app without a \
+                        badge while 10000 apps have one, is LimitExceeded; nothing is stored then.
                         """,
                     handler: handle { $0.handleEvents }),
                 DBusMethod(
