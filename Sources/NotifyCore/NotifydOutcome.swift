@@ -79,8 +79,10 @@ public enum StateWrite: Sendable, Hashable {
     /// Every activation of an app, forgotten to make room for another
     /// (``AppBook/maximumApps``).
     case activationsForgotten(AppID)
-    /// Handlers invoked (their rows removed) and their sessions as they are now.
-    case invoked([InvokedHandler], sessions: [SessionRecord])
+    /// Handlers invoked (their rows removed), their sessions as they are
+    /// now, and the finished sessions forgotten beyond
+    /// ``SessionBook/finishedSessionsKept`` (their rows removed).
+    case invoked([InvokedHandler], sessions: [SessionRecord], forgotten: [SessionID] = [])
     /// Every stored deadline, and each app's last fetch, moved by this
     /// many microseconds (the wall clock was set).
     case deadlineShift(Microseconds)

@@ -93,7 +93,8 @@ extension NotifydState {
         _ session: SessionID, result: HandlerResult, at now: Microseconds
     ) throws(NotifydError) -> Decision<Int> {
         let invoked = try sessions.complete(session, result: result, at: now)
-        return Decision(invoked.count, invocation(of: invoked))
+        let forgotten = sessions.forgetOldFinishedSessions(sparing: [session])
+        return Decision(invoked.count, invocation(of: invoked, forgotten: forgotten))
     }
 
     /// The handlers whose deadline is at or before `now`, invoked
@@ -102,13 +103,16 @@ extension NotifydState {
         // Two steps: `invocation(of:)` must read the state after the expiry
         // (`self` would be read before its argument was evaluated).
         let invoked = sessions.expire(at: now)
-        return Decision(invocation(of: invoked))
+        let forgotten = sessions.forgetOldFinishedSessions(sparing: Set(invoked.map(\.handler.session)))
+        return Decision(invocation(of: invoked, forgotten: forgotten))
     }
 
-    /// Invoked handlers: their rows removed with their sessions' new state,
-    /// then `SessionCompleted` for each, then the sessions left with no
-    /// pending handler.
-    private func invocation(of invoked: [InvokedHandler]) -> NotifydOutcome {
+    /// Invoked handlers: their rows removed with their sessions' new state
+    /// (and the rows of the finished sessions forgotten to stay within
+    /// ``SessionBook/finishedSessionsKept``: completing 100,000 sessions
+    /// must not keep 100,000), then `SessionCompleted` for each, then the
+    /// sessions left with no pending handler.
+    private func invocation(of invoked: [InvokedHandler], forgotten: [SessionID]) -> NotifydOutcome {
         guard !invoked.isEmpty else { return NotifydOutcome() }
         var touched: [SessionRecord] = []
         for item in invoked where !touched.contains(where: { $0.id == item.handler.session }) {
@@ -116,7 +120,7 @@ extension NotifydState {
         }
         let settled = touched.filter { sessions.pendingCount(of: $0.id) == 0 }
         return NotifydOutcome(
-            writes: [.invoked(invoked, sessions: touched)],
+            writes: [.invoked(invoked, sessions: touched, forgotten: forgotten)],
             effects: invoked.map { .sessionCompleted($0) }
                 + settled.map { .sessionSettled($0.id, lastResult: $0.lastResult) })
     }

@@ -37,16 +37,37 @@ extension SessionBook {
         }
     }
 
+    /// Gives back the room of a dictionary of sessions that has emptied:
+    /// a Swift dictionary keeps the capacity it grew to (100,000 sessions
+    /// are about 20 MB of buckets, each holding a session inline), so once
+    /// it is a quarter full it is copied into one of the size it needs.
+    /// Amortised O(1): a copy of n sessions follows at least 3n removals.
+    mutating func compactIfSparse() {
+        guard entries.capacity >= 4_096, entries.count * 4 < entries.capacity else { return }
+        entries = Dictionary(uniqueKeysWithValues: entries.lazy.map { ($0.key, $0.value) })
+    }
+
     /// Forgets the finished sessions with the oldest last event beyond
-    /// ``finishedSessionsKept``; returns them, oldest first.
-    mutating func forgetOldFinishedSessions() -> [SessionID] {
+    /// ``finishedSessionsKept``; returns them, oldest first. Runs after an
+    /// event, a completion and an expiry; the sessions `sparing` names (the
+    /// ones that just finished) are kept this time, so that a session
+    /// completed a moment ago still answers `WaitForSession` and shows in
+    /// listings even when its last event is the oldest.
+    mutating func forgetOldFinishedSessions(sparing: Set<SessionID> = []) -> [SessionID] {
         var forgotten: [SessionID] = []
+        var spared: [FinishedEntry] = []
         while finishedCount > Self.finishedSessionsKept, let oldest = finishedByAge.popMin() {
             guard entries[oldest.session]?.finishedMark == oldest.mark else { continue }
+            if sparing.contains(oldest.session) {
+                spared.append(oldest)
+                continue
+            }
             entries[oldest.session] = nil
             finishedCount -= 1
             forgotten.append(oldest.session)
         }
+        for entry in spared { finishedByAge.insert(entry) }
+        compactIfSparse()
         if finishedByAge.count > 2 * finishedCount + 1024 {
             finishedByAge = Heap(
                 entries.compactMap { id, entry in
