@@ -32,8 +32,10 @@ final class Committer {
     private var continuations: [() -> Void] = []
     private var batch = BatchSummary()
     private var checkpointFailing = false
-    /// The most items the state held since the heap was last trimmed.
+    /// The most items the state held since it was last small.
     private var itemsHighWater = 0
+    /// The most items the state held since the heap was last trimmed.
+    private var itemsSinceTrim = 0
 
     init(store: StateStore, logger: Logger) throws {
         self.store = store
@@ -83,10 +85,11 @@ final class Committer {
             }
         case .activationsForgotten(let app):
             store.stageActivationTrim(app: app.rawValue, keepNewest: 0)
-        case .invoked(let invoked, let sessions):
+        case .invoked(let invoked, let sessions, let forgotten):
             batch.invoked += invoked.count
             for item in invoked { store.stageHandlerRemoval(item.handler.id) }
             for session in sessions { store.stageSession(StateMapping.row(session)) }
+            for session in forgotten { store.stageSessionRemoval(session.rawValue) }
         case .deadlineShift(let microseconds):
             store.stageDeadlineShift(by: microseconds)
         case .fetchSchedule(let app, let schedule):
@@ -158,19 +161,26 @@ final class Committer {
         trimAfterLargeFrees()
     }
 
-    /// Gives the heap back to the kernel once the state has shrunk by
-    /// ``MemoryTrim/freedItems`` sessions, pending handlers and badged apps
-    /// since its high-water mark: glibc keeps what was freed in the middle of the heap
-    /// (docs/PERFORMANCE.md, "Memory at the limits"). At most once per that
-    /// many items freed, after a commit: never while idle.
+    /// Gives memory back once a large state is being cleared: when the
+    /// state held at least ``MemoryTrim/freedItems`` sessions, pending
+    /// handlers and badged apps, every ``MemoryTrim/trimEvery`` of them
+    /// freed since the last trim releases SQLite's page cache and trims the
+    /// heap (glibc keeps what was freed in the middle of the heap;
+    /// docs/PERFORMANCE.md, "Memory at the limits"). So clearing 100,000
+    /// handlers trims about 100 times, the last within 1,000 items of the
+    /// end. After a commit only: never while idle; never for the small ups
+    /// and downs of a state that stayed small.
     private func trimAfterLargeFrees() {
         let items = current.sessions.sessionCount + current.sessions.pendingCount + current.badges.nonZero.count
-        if items >= itemsHighWater {
-            itemsHighWater = items
-        } else if itemsHighWater - items >= MemoryTrim.freedItems {
-            itemsHighWater = items
+        itemsHighWater = max(itemsHighWater, items)
+        itemsSinceTrim = max(itemsSinceTrim, items)
+        if itemsHighWater >= MemoryTrim.freedItems, itemsSinceTrim - items >= MemoryTrim.trimEvery {
+            itemsSinceTrim = items
+            store.releaseCacheMemory()
             MemoryTrim.trim()
         }
+        // Back to a small state: the old peak no longer calls for trims.
+        if items < MemoryTrim.trimEvery { itemsHighWater = items }
     }
 
     /// Keeps the WAL small; a failure is logged once, until it works again.

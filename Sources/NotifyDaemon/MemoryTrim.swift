@@ -16,10 +16,12 @@ enum MemoryTrim {
     static let maximumPolls = 1_000
     /// Queued bytes below which the large reply counts as written.
     static let drainedBytes = 64 * 1024
-    /// Sessions, pending handlers and badged apps freed (from the state's high-water
-    /// mark) after which the heap is trimmed: about 7 MB at their cost per
-    /// item (docs/PERFORMANCE.md), never more than once per that many.
+    /// Sessions, pending handlers and badged apps the state must have held
+    /// for its clearing to trim the heap (about 7 MB at their cost per item,
+    /// docs/PERFORMANCE.md).
     static let freedItems = 10_000
+    /// Items freed between two trims while such a state is cleared.
+    static let trimEvery = 1_000
 
     /// Trims once `connection` has written what is queued (or after about
     /// 10 s), on `loop`.

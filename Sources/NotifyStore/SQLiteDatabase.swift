@@ -82,6 +82,11 @@ public final class SQLiteDatabase {
         sqlite3_close_v2(connection)
     }
 
+    /// Frees the page cache's unused memory (`sqlite3_db_release_memory`).
+    public func releaseMemory() {
+        _ = sqlite3_db_release_memory(connection)
+    }
+
     /// Runs one or more `;`-separated SQL statements, discarding any rows.
     public func execute(_ sql: String) throws {
         try check(sqlite3_exec(connection, sql, nil, nil, nil), "running \(SQLText.summary(sql))")

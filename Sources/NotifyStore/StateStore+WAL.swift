@@ -64,3 +64,13 @@ extension StateStore {
         32 + frames * (24 + pageSize)
     }
 }
+
+extension StateStore {
+    /// Frees what SQLite can of its page cache (`sqlite3_db_release_memory`;
+    /// it fills again as rows are read): after a large clearing, with the
+    /// daemon's heap trim, so that memory comes back down. A failure
+    /// changes nothing stored and is not an error for anyone.
+    public func releaseCacheMemory() {
+        database.releaseMemory()
+    }
+}
