@@ -54,7 +54,12 @@ import NotifyTesting
         #expect(signals.map { $0.arguments[2] } == (1...last).map { .uint64($0) }, "each once, in deadline order")
         #expect(signals.allSatisfy { $0.arguments[3] == .string("expired") })
         #expect(try client.property("PendingHandlers") == .uint32(0))
-        #expect(try client.sessions()["backlog-7"]?.details["last-result"] == .string("expired"))
+        // The 1000 finished sessions with the newest events are kept, the
+        // others forgotten as they expire (SessionBook.finishedSessionsKept).
+        let sessions = try client.sessions()
+        #expect(sessions.count == 1_000)
+        #expect(sessions["backlog-\(Self.count)"]?.details["last-result"] == .string("expired"))
+        #expect(sessions["backlog-7"] == nil)
 
         // What the ready line says: once the Notifyd.swift change is in, the
         // pending handlers after the backlog and how many it expired.
