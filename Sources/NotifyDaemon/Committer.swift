@@ -163,7 +163,7 @@ final class Committer {
 
     /// Gives memory back once a large state is being cleared: when the
     /// state held at least ``MemoryTrim/freedItems`` sessions, pending
-    /// handlers and badged apps, every ``MemoryTrim/trimEvery`` of them
+    /// handlers, badged apps and app states, every ``MemoryTrim/trimEvery`` of them
     /// freed since the last trim releases SQLite's page cache and trims the
     /// heap (glibc keeps what was freed in the middle of the heap;
     /// docs/PERFORMANCE.md, "Memory at the limits"). So clearing 100,000
@@ -172,6 +172,7 @@ final class Committer {
     /// and downs of a state that stayed small.
     private func trimAfterLargeFrees() {
         let items = current.sessions.sessionCount + current.sessions.pendingCount + current.badges.nonZero.count
+            + current.apps.reportedCount
         itemsHighWater = max(itemsHighWater, items)
         itemsSinceTrim = max(itemsSinceTrim, items)
         if itemsHighWater >= MemoryTrim.freedItems, itemsSinceTrim - items >= MemoryTrim.trimEvery {

@@ -78,6 +78,9 @@ public struct AppBook: Sendable, Hashable {
     /// The apps with a state other than not-running or with activations.
     public var knownApps: Set<AppID> { Set(reported.keys).union(history.keys) }
 
+    /// Apps in a state other than not-running, in O(1).
+    public var reportedCount: Int { reported.count }
+
     /// When the app became active, oldest first; at most ``activationsKeptPerApp``.
     public func activations(of app: AppID) -> [Activation] {
         (history[app] ?? []).map { Activation(app: app, at: $0) }
