@@ -107,20 +107,8 @@ struct ListSessionsClient {
         return rows.count
     }
 
-    /// The Daemon property `PendingHandlers`.
+    /// The Daemon property `PendingHandlers` (a long timeout: notifyd may be storing a burst).
     func pendingHandlers() throws(BenchFailure) -> Int {
-        do {
-            let value = try connection.call(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
-                interface: "org.freedesktop.DBus.Properties", member: "Get",
-                [.string(NotifydBusNames.daemonInterface), .string("PendingHandlers")], timeoutMilliseconds: 120_000
-            ).decode(0, as: DBusValue.self)
-            guard case .uint32(let count) = value else { throw BenchFailure("PendingHandlers is not a 'u'.") }
-            return Int(count)
-        } catch let error as BenchFailure {
-            throw error
-        } catch {
-            throw BenchFailure("reading the Daemon property PendingHandlers failed: \(error)")
-        }
+        try connection.notifydPendingHandlers(timeoutMilliseconds: 120_000)
     }
 }

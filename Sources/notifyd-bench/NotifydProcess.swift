@@ -74,12 +74,13 @@ struct NotifydProcess {
 
 extension DBusConnection {
     /// notifyd's `PendingHandlers` property, read over this connection.
-    func notifydPendingHandlers() throws(BenchFailure) -> Int {
+    func notifydPendingHandlers(timeoutMilliseconds: Int32 = -1) throws(BenchFailure) -> Int {
         do {
             let value = try call(
                 destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
                 interface: "org.freedesktop.DBus.Properties", member: "Get",
-                [.string(NotifydBusNames.daemonInterface), .string("PendingHandlers")]
+                [.string(NotifydBusNames.daemonInterface), .string("PendingHandlers")],
+                timeoutMilliseconds: timeoutMilliseconds
             ).decode(0, as: DBusValue.self)
             guard case .uint32(let count) = value else { throw BenchFailure("PendingHandlers is not a 'u'.") }
             return Int(count)
