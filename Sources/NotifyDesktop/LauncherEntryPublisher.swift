@@ -87,6 +87,11 @@ public final class LauncherEntryPublisher {
         entries[app] = entry.isVisible ? entry : nil
         changeCounter += 1
         lastChange[app] = entry.isVisible ? changeCounter : nil
+        if !entry.isVisible {
+            // 10,000 badges cleared leave no tables sized for 10,000.
+            entries.shrinkIfSparse()
+            lastChange.shrinkIfSparse()
+        }
         if changed.isEmpty { loop.runSoon { [weak self] in self?.publishChanged() } }
         changed.insert(app)
     }

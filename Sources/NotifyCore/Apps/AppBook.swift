@@ -127,11 +127,20 @@ public struct AppBook: Sendable, Hashable {
     /// becomes not-running. Returns the changes, ordered by app.
     public mutating func ownerLeft(_ owner: String) -> [AppStateChange] {
         guard let apps = appsByOwner.removeValue(forKey: owner) else { return [] }
-        return apps.sorted().compactMap { app in
+        let changes = apps.sorted().compactMap { app -> AppStateChange? in
             guard let old = reported.removeValue(forKey: app)?.state else { return nil }
             if history[app] == nil { statesOnly -= 1 }
             return AppStateChange(app: app, old: old, new: .notRunning)
         }
+        shrinkIfSparse()
+        return changes
+    }
+
+    /// Gives back the room of the tables of states once most have ended
+    /// (``Swift/Dictionary/shrinkIfSparse()``).
+    private mutating func shrinkIfSparse() {
+        reported.shrinkIfSparse()
+        appsByOwner.shrinkIfSparse()
     }
 
     /// How many apps have a state other than not-running or a history.
@@ -163,6 +172,7 @@ public struct AppBook: Sendable, Hashable {
         if history[app] == nil { statesOnly -= 1 }
         appsByOwner[previous.owner]?.remove(app)
         if appsByOwner[previous.owner]?.isEmpty == true { appsByOwner[previous.owner] = nil }
+        shrinkIfSparse()
     }
 
     /// Inserts an activation in time order (after any at the same time) and

@@ -68,6 +68,7 @@ public struct BadgeBook: Hashable, Sendable {
             counts[app] = nil
             return BadgeChange(app: app, old: old, new: 0)
         }
+        counts.shrinkIfSparse()
         return changes
     }
 
@@ -91,6 +92,7 @@ public struct BadgeBook: Hashable, Sendable {
         guard old != count else { return nil }
         if count > 0 { try checkRoom(for: app) }
         counts[app] = count == 0 ? nil : count
+        if count == 0 { counts.shrinkIfSparse() }
         return BadgeChange(app: app, old: old, new: count)
     }
 }

@@ -10,14 +10,29 @@ extension SessionBook {
     }
 
     /// Keeps the first deadline a pending one, and rebuilds the heap when
-    /// more than half of it is stale.
+    /// more than half of it is stale, or when it holds a quarter of the
+    /// room it grew to: handlers completed in the order they were stored
+    /// leave no stale entries (each is popped as the first), but popping
+    /// keeps the heap's buffer, 4 MB after 100,000 handlers.
     mutating func dropStaleDeadlines() {
         if deadlines.count > 2 * pendingTotal + 1024 {
-            deadlines = Heap(entries.values.flatMap { $0.pending.values.map(DeadlineEntry.init) })
+            rebuildDeadlines()
         }
         while let first = deadlines.min, entries[first.session]?.pending[first.id] == nil {
             _ = deadlines.popMin()
         }
+        let capacity = deadlines.unordered.capacity
+        if capacity >= sparseShrinkFloor, deadlines.count * 4 < capacity {
+            rebuildDeadlines()
+        }
+    }
+
+    /// The deadline heap anew, from the pending handlers, in a buffer of the size it needs.
+    private mutating func rebuildDeadlines() {
+        var pending: [DeadlineEntry] = []
+        pending.reserveCapacity(pendingTotal)
+        for entry in entries.values { pending += entry.pending.values.map(DeadlineEntry.init) }
+        deadlines = Heap(pending)
     }
 
     /// Brings the finished-session index up to date after `session` changed.
@@ -37,14 +52,13 @@ extension SessionBook {
         }
     }
 
-    /// Gives back the room of a dictionary of sessions that has emptied:
-    /// a Swift dictionary keeps the capacity it grew to (100,000 sessions
-    /// are about 20 MB of buckets, each holding a session inline), so once
-    /// it is a quarter full it is copied into one of the size it needs.
-    /// Amortised O(1): a copy of n sessions follows at least 3n removals.
+    /// Gives back the room of a dictionary of sessions that has emptied
+    /// (``Swift/Dictionary/shrinkIfSparse()``): 100,000 sessions are about
+    /// 20 MB of buckets, each holding a session inline.
     mutating func compactIfSparse() {
-        guard entries.capacity >= 4_096, entries.count * 4 < entries.capacity else { return }
-        entries = Dictionary(uniqueKeysWithValues: entries.lazy.map { ($0.key, $0.value) })
+        entries.shrinkIfSparse()
+        pendingByApp.shrinkIfSparse()
+        inProgressByApp.shrinkIfSparse()
     }
 
     /// Forgets the finished sessions with the oldest last event beyond

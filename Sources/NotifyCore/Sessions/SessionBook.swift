@@ -191,4 +191,8 @@ public struct SessionBook: Sendable {
     /// The earliest deadline of a pending handler: when to call
     /// ``expire(at:)`` next.
     public var nextDeadline: Microseconds? { deadlines.min?.deadline }
+
+    /// How many deadlines the book holds room for: what a cleared book
+    /// gives back is tested by it (about 32 bytes each).
+    public var deadlineRoom: Int { deadlines.unordered.capacity }
 }

@@ -99,6 +99,7 @@ public struct TaskBook: Sendable, Hashable {
     public mutating func end(_ id: UInt64) throws(NotifydError) -> BackgroundTask {
         let task = try running(id)
         tasks[id] = nil
+        tasks.shrinkIfSparse()
         return task
     }
 
@@ -106,6 +107,7 @@ public struct TaskBook: Sendable, Hashable {
     public mutating func ownerLeft(_ owner: String) -> [BackgroundTask] {
         let left = tasks.values.filter { $0.owner == owner }.sorted { $0.id < $1.id }
         for task in left { tasks[task.id] = nil }
+        tasks.shrinkIfSparse()
         return left
     }
 
@@ -114,6 +116,7 @@ public struct TaskBook: Sendable, Hashable {
     public mutating func due(at now: Microseconds) -> (expiring: [BackgroundTask], expired: [BackgroundTask]) {
         let expired = tasks.values.filter { $0.deadline <= now }.sorted { $0.id < $1.id }
         for task in expired { tasks[task.id] = nil }
+        tasks.shrinkIfSparse()
         var expiring: [BackgroundTask] = []
         for task in tasks.values.sorted(by: { $0.id < $1.id }) where !task.cued && task.deadline - Self.expiringLead <= now {
             tasks[task.id] = task.with(cued: true)
