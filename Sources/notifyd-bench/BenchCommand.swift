@@ -120,8 +120,17 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Clients of the soak, each a thread with its own connection and 8 apps.", valueName: "n"))
     var soakClients = 6
 
-    @Option(help: ArgumentHelp("How often the soak reads notifyd's memory and descriptors.", valueName: "seconds"))
-    var soakSampleSeconds = 60.0
+    @Option(
+        help: ArgumentHelp(
+            "How often the soak reads notifyd's memory and descriptors (default: 60, or 30 for a soak under 20 minutes).",
+            valueName: "seconds"))
+    var soakSampleSeconds: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Calls a second of the soak's clients together (0: as fast as notifyd answers); paced, the soak's figures do not depend on the machine.",
+            valueName: "calls"))
+    var soakRate = 1_000.0
 
     @Option(
         help: ArgumentHelp(
@@ -157,7 +166,8 @@ struct BenchCommand: ParsableCommand {
         guard (1...100).contains(listCalls) else { throw ValidationError("--list-calls must be between 1 and 100.") }
         if let soak, !(soak > 0 && soak <= 24 * 60) { throw ValidationError("--soak must be more than 0 and at most 1440 minutes.") }
         guard (1...100).contains(soakClients) else { throw ValidationError("--soak-clients must be between 1 and 100.") }
-        guard soakSampleSeconds >= 1, soakSampleSeconds <= 3600 else {
+        guard soakRate >= 0, soakRate <= 1_000_000 else { throw ValidationError("--soak-rate must be between 0 and 1000000.") }
+        if let soakSampleSeconds, !(soakSampleSeconds >= 1 && soakSampleSeconds <= 3600) {
             throw ValidationError("--soak-sample-seconds must be between 1 and 3600.")
         }
         guard (1...10_000).contains(limitsFetchApps), (1...10_000).contains(limitsActivationApps) else {
@@ -178,7 +188,11 @@ struct BenchCommand: ParsableCommand {
                 calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
                 loadClients: loadClients, loadCalls: loadCalls, coldStarts: coldStarts, events: events,
                 listSessions: listSessions, listCalls: listCalls,
-                soak: soak.map { .init(minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds) },
+                soak: soak.map {
+                    .init(
+                        minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds ?? ($0 < 20 ? 30 : 60),
+                        callsPerSecond: soakRate)
+                },
                 limitsFetchApps: limitsFetchApps, limitsActivationApps: limitsActivationApps,
                 keepScratch: keepScratch)
             let report = try run.execute()

@@ -1,6 +1,7 @@
 /// The rows of the soak section. Its targets are the issue's: over the
 /// last 10 minutes (the last half of a shorter run) resident memory grows
-/// under 2 % and descriptors not at all; no call fails.
+/// under 2 % (on the line through the window's samples, ``SoakTrend``) and
+/// descriptors not at all; no call fails.
 extension BenchReport {
     mutating func addSoak(_ result: SoakBenchmark.Result) {
         let window = result.window
@@ -9,17 +10,20 @@ extension BenchReport {
             return "minutes \(NumberText.fixed(first.seconds / 60, decimals: 1)) to \(NumberText.fixed(last.seconds / 60, decimals: 1))"
         }()
         let descriptors = window.map(\.descriptors)
+        let resident = SoakTrend(window.map { ($0.seconds, Double($0.residentKilobytes)) })
+        let anonymous = SoakTrend(window.compactMap { sample in sample.anonymousKilobytes.map { (sample.seconds, Double($0)) } })
+        let trendText = "the least-squares line through the \(resident?.samples ?? window.count) samples of \(windowText)"
+            + (window.first.map { first in window.last.map { "; read: \(first.residentKilobytes) to \($0.residentKilobytes) kB" } ?? "" } ?? "")
         rows.append(
             ReportRow(
-                id: "soak_rss_growth", figure: "soak: VmRSS at the end", value: window.last.map { Double($0.residentKilobytes) },
-                unit: .kilobytes, baseline: "VmRSS 10 min before (or half the run)",
-                baselineValue: window.first.map { Double($0.residentKilobytes) }, target: .ratioAtMost(1.02),
-                note: windowText))
+                id: "soak_rss_growth", figure: "soak: VmRSS at the end", value: resident?.end, unit: .kilobytes,
+                baseline: "the line, 10 min before (or half the run)", baselineValue: resident?.start,
+                target: .ratioAtMost(1.02), note: trendText))
         rows.append(
             ReportRow(
-                id: "soak_anon_growth", figure: "soak: RssAnon at the end", value: window.last?.anonymousKilobytes.map(Double.init),
-                unit: .kilobytes, baseline: "RssAnon 10 min before (or half the run)",
-                baselineValue: window.first?.anonymousKilobytes.map(Double.init), note: windowText))
+                id: "soak_anon_growth", figure: "soak: RssAnon at the end", value: anonymous?.end, unit: .kilobytes,
+                baseline: "the line, 10 min before (or half the run)", baselineValue: anonymous?.start,
+                note: "the same line, of RssAnon"))
         rows.append(
             ReportRow(
                 id: "soak_fd_change", figure: "soak: descriptors, most minus fewest",

@@ -33,6 +33,8 @@ struct BenchRun {
         let minutes: Double
         let clients: Int
         let sampleSeconds: Double
+        /// Calls a second of all clients together; 0: as fast as notifyd answers.
+        let callsPerSecond: Double
     }
 
     /// The app whose badge every client reads, and its badge.
@@ -59,7 +61,7 @@ struct BenchRun {
         if let soak {
             report.settings += [
                 ("soak minutes", soak.minutes), ("soak clients", Double(soak.clients)),
-                ("soak sample seconds", soak.sampleSeconds),
+                ("soak sample seconds", soak.sampleSeconds), ("soak calls per second", soak.callsPerSecond),
             ]
         }
         if sections.contains(.limits) {
@@ -77,7 +79,7 @@ struct BenchRun {
             report.addSoak(
                 try SoakBenchmark(
                     programs: programs, scratch: scratch, minutes: soak.minutes, clients: soak.clients,
-                    sampleSeconds: soak.sampleSeconds
+                    sampleSeconds: soak.sampleSeconds, callsPerSecond: soak.callsPerSecond
                 ).run())
             return report
         }

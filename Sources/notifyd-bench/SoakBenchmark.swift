@@ -19,6 +19,9 @@ struct SoakBenchmark {
     let minutes: Double
     let clients: Int
     let sampleSeconds: Double
+    /// Calls a second of all clients together, each client pacing itself
+    /// to its share; 0: as fast as notifyd answers.
+    let callsPerSecond: Double
     /// Seconds between two short-lived callers.
     let spawnInterval = 0.5
 
@@ -109,11 +112,13 @@ struct SoakBenchmark {
         let spawns = Locked(SoakSpawner.Counts())
         let spawner = SoakSpawner(gdbus: programs.gdbus, busctl: programs.busctl, environment: environment)
         let (address, interval) = (bus.address, spawnInterval)
+        let perClient = callsPerSecond / Double(clients)
         let threads = try ClientThreads(count: clients + 1, onFailure: { stop.raise() }) { index in
             if index == 0 {
                 spawner.run(interval: interval, stop: stop, counts: spawns)
             } else {
-                SoakClient.run(number: index, address: address, stop: stop, slot: slots[index - 1])
+                SoakClient.run(
+                    number: index, address: address, callsPerSecond: perClient, stop: stop, slot: slots[index - 1])
             }
         }
         func merged() -> SoakClientOutcome {

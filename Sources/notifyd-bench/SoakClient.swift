@@ -60,9 +60,10 @@ final class SoakClient {
         generator = SplitMix64(seed: 0x736f_616b_0000_0000 &+ UInt64(number))
     }
 
-    /// Connects, then makes calls until `stop` is set, publishing its
-    /// outcome to `slot` every 100 calls and at the end.
-    static func run(number: Int, address: String, stop: StopFlag, slot: SoakOutcomeSlot) {
+    /// Connects, then makes calls until `stop` is set, at most
+    /// `callsPerSecond` (0: no pacing), publishing its outcome to `slot`
+    /// after each block of calls and at the end.
+    static func run(number: Int, address: String, callsPerSecond: Double, stop: StopFlag, slot: SoakOutcomeSlot) {
         let client: SoakClient
         do {
             client = SoakClient(number: number, connection: try DBusConnection.connect(to: .address(address), private: true))
@@ -70,14 +71,28 @@ final class SoakClient {
             slot.publish(SoakClientOutcome(setUpFailure: "client \(number): \(error)"))
             return
         }
+        let start = MonotonicClock.nanoseconds()
+        var made = 0
         while !stop.isRaised {
             for call in SoakCall.block.shuffled(using: &client.generator) {
                 client.perform(call)
             }
+            made += SoakCall.block.count
             slot.publish(client.outcome)
+            if callsPerSecond > 0 { pace(until: start + UInt64(Double(made) / callsPerSecond * 1e9), stop: stop) }
         }
         client.cleanUp()
         slot.publish(client.outcome)
+    }
+
+    /// Sleeps until `deadline` (monotonic nanoseconds) or `stop`, in steps
+    /// of at most 0.1 s.
+    private static func pace(until deadline: UInt64, stop: StopFlag) {
+        while !stop.isRaised {
+            let now = MonotonicClock.nanoseconds()
+            guard now < deadline else { return }
+            MonotonicClock.sleep(seconds: min(0.1, Double(deadline - now) / 1e9))
+        }
     }
 
     /// One call, or the call that makes it possible (see ``SoakClientBook``).
