@@ -41,6 +41,9 @@ final class Committer {
         self.store = store
         self.logger = logger
         current = try StateMapping.load(from: store, logger: logger)
+        // The rows read are freed; at the documented limits they were
+        // hundreds of MB, which the heap would otherwise keep.
+        MemoryTrim.trim()
     }
 
     /// The state directory.

@@ -51,12 +51,13 @@ enum StateMapping {
         let sessions = try store.loadSessions().compactMap { record($0, logger: logger) }
         let handlers = try store.loadHandlers().compactMap { handler($0, logger: logger) }
         let book = SessionBook(restoring: sessions, handlers: handlers, lastHandlerID: try store.loadLastHandlerID())
-        let activations = try store.loadActivations().compactMap { row -> Activation? in
-            guard let app = try? AppID(row.app) else { return nil }
-            return Activation(app: app, at: row.at)
+        var histories: [AppID: [Microseconds]] = [:]
+        for stored in try store.loadActivationHistories() {
+            guard let app = try? AppID(stored.app) else { continue }
+            histories[app] = stored.times
         }
         return NotifydState(
-            badges: BadgeBook(badges), sessions: book, apps: AppBook(restoring: activations),
+            badges: BadgeBook(badges), sessions: book, apps: AppBook(restoringHistories: histories),
             fetches: try fetchBook(from: store, logger: logger))
     }
 }

@@ -12,6 +12,20 @@ public struct StoredActivation: Sendable, Hashable {
     }
 }
 
+/// One app's stored activations, oldest first.
+public struct StoredActivationHistory: Sendable, Hashable {
+    /// The app ID.
+    public var app: String
+    /// When it became active, in Unix µs, oldest first.
+    public var times: [Int64]
+
+    /// Creates an app's history.
+    public init(app: String, times: [Int64]) {
+        self.app = app
+        self.times = times
+    }
+}
+
 /// The `activations` table: one row per time an app became active. Rows
 /// are never updated; each app's history is trimmed to its newest rows.
 /// Rows at the same time are told apart by their `id` (the order inserted).
@@ -40,6 +54,26 @@ struct ActivationTable {
             activations.append(StoredActivation(app: app, at: select.int64(at: 1)))
         }
         return activations
+    }
+
+    /// Every app's activation times, oldest first (then the order
+    /// inserted), each app once: the same rows as ``load(from:)``, without
+    /// a string per row. 10,000 apps of 1,000 activations are 80 MB of
+    /// times this way, against about 1 GB as one row value each.
+    static func loadByApp(from database: SQLiteDatabase) throws -> [StoredActivationHistory] {
+        let select = try database.prepare("SELECT app_id, at_us FROM activations ORDER BY app_id, at_us, id")
+        var histories: [StoredActivationHistory] = []
+        var current = StoredActivationHistory(app: "", times: [])
+        while try select.step() {
+            guard let app = select.string(at: 0) else { continue }
+            if app != current.app {
+                if !current.times.isEmpty { histories.append(current) }
+                current = StoredActivationHistory(app: app, times: [])
+            }
+            current.times.append(select.int64(at: 1))
+        }
+        if !current.times.isEmpty { histories.append(current) }
+        return histories
     }
 
     /// Inserts `activation` as a new row.

@@ -128,6 +128,13 @@ public final class StateStore {
         try ActivationTable.load(from: database)
     }
 
+    /// The activations as committed, grouped by app (each app once, its
+    /// times oldest first): what startup reads, without a row value per
+    /// activation.
+    public func loadActivationHistories() throws -> [StoredActivationHistory] {
+        try ActivationTable.loadByApp(from: database)
+    }
+
     /// Stages the insert of `activation` as a row of its own (the same app
     /// and time twice are two rows). No I/O.
     public func stageActivation(_ activation: StoredActivation) {

@@ -156,4 +156,16 @@ import Testing
         #expect(state != snapshot)
         #expect(NotifydState(apps: state.apps) == state)
     }
+
+    @Test func storedHistoriesAreSortedAndBoundedLikeRows() {
+        let kept = AppBook.activationsKeptPerApp
+        let unsorted: [Microseconds] = [5, 3, 4]
+        let tooMany = (0..<Microseconds(kept + 5)).map { $0 }
+        let book = AppBook(restoringHistories: [mail: unsorted, maps: tooMany, files: []])
+        #expect(book.activations(of: mail).map(\.at) == [3, 4, 5])
+        #expect(book.activations(of: maps).map(\.at) == Array(5..<Microseconds(kept + 5)))
+        #expect(book.knownApps == [mail, maps], "an empty history is no history")
+        let fromRows = AppBook(restoring: (unsorted.map { Activation(app: mail, at: $0) } + tooMany.map { Activation(app: maps, at: $0) }))
+        #expect(fromRows == book)
+    }
 }

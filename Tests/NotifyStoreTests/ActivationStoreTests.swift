@@ -58,6 +58,20 @@ struct ActivationStoreTests {
                     StoredActivation(app: "org.gnome.Maps", at: 30),
                     StoredActivation(app: "org.gnome.Maps", at: 30),
                 ])
+            // What startup reads: the same rows, grouped by app, one string per app.
+            #expect(
+                try reopened.loadActivationHistories() == [
+                    StoredActivationHistory(app: "firefox", times: [-5, 1_700_000_000_000_000]),
+                    StoredActivationHistory(app: "org.gnome.Maps", times: [10, 30, 30]),
+                ])
+        }
+    }
+
+    @Test("an empty table has no histories")
+    func noHistories() throws {
+        try withTemporaryDirectory { root in
+            let store = try StateStore(directory: root)
+            #expect(try store.loadActivationHistories() == [])
         }
     }
 

@@ -37,28 +37,13 @@ public struct AppBook: Sendable, Hashable {
     /// The apps each connection owns; never an empty set.
     private var appsByOwner: [String: Set<AppID>] = [:]
     /// When each app became active, oldest first; never an empty array.
-    private var history: [AppID: [Microseconds]] = [:]
+    /// (Internal: the restoring initialisers, in `AppBook+Restoring.swift`, fill it.)
+    var history: [AppID: [Microseconds]] = [:]
     /// Apps with a state and no history: with `history.count`, the apps known.
     private var statesOnly = 0
 
     /// A book in which every app is not-running and none was ever active.
     public init() {}
-
-    /// A book with the stored activation history, in any order; only the
-    /// newest ``activationsKeptPerApp`` of each app are kept. Every app is
-    /// not-running: the connections that owned states before are unknown.
-    public init(restoring activations: [Activation]) {
-        var times: [AppID: [Microseconds]] = [:]
-        for activation in activations { times[activation.app, default: []].append(activation.at) }
-        for (app, list) in times {
-            history[app] = Array(list.sorted().suffix(Self.activationsKeptPerApp))
-        }
-        // A database of a version without the bound: the apps used most recently.
-        if history.count > Self.maximumApps {
-            let newest = history.sorted { ($0.value.last ?? 0, $1.key) > ($1.value.last ?? 0, $0.key) }
-            history = Dictionary(uniqueKeysWithValues: newest.prefix(Self.maximumApps).map { ($0.key, $0.value) })
-        }
-    }
 
     /// The app's state; `notRunning` for an app never reported.
     public func state(of app: AppID) -> AppState {

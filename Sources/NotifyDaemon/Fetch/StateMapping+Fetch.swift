@@ -33,14 +33,23 @@ extension StateMapping {
         var running: [RunningFetch] = []
         var history: [FetchRecord] = []
         var highest: UInt64 = 0
-        for row in try store.loadFetches() {
+        // One app ID per app, not one per row: a full history is 1,000,000
+        // rows of 10,000 apps, each row's string read anew from SQLite.
+        var appIDs = Dictionary(uniqueKeysWithValues: schedules.keys.map { ($0.rawValue, $0) })
+        func appID(_ name: String) -> AppID? {
+            if let known = appIDs[name] { return known }
+            guard let app = try? AppID(name) else { return nil }
+            appIDs[name] = app
+            return app
+        }
+        try store.forEachFetch { row in
             highest = max(highest, row.id)
-            guard let app = try? AppID(row.app), let trigger = FetchTrigger(rawValue: row.trigger) else {
+            guard let app = appID(row.app), let trigger = FetchTrigger(rawValue: row.trigger) else {
                 logger.warning("skipping stored fetch \(row.id) of '\(row.app)' (invalid app ID or trigger)")
-                continue
+                return
             }
             if let text = row.result {
-                guard let result = FetchCompletion(rawValue: text) else { continue }
+                guard let result = FetchCompletion(rawValue: text) else { return }
                 history.append(
                     FetchRecord(
                         id: row.id, app: app, started: row.started, ended: row.ended ?? row.started, result: result,

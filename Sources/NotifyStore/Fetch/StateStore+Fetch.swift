@@ -9,6 +9,12 @@ extension StateStore {
         try FetchTable.loadFetches(from: database)
     }
 
+    /// Hands the fetches as committed, by ID, to `body` one at a time
+    /// (startup: no array of a million rows).
+    public func forEachFetch(_ body: (StoredFetch) -> Void) throws {
+        try FetchTable.forEachFetch(in: database, body)
+    }
+
     /// Stages an app's schedule (a later one of the same app replaces it). No I/O.
     public func stageFetchSchedule(_ schedule: StoredFetchSchedule) {
         staged.stage(.fetchSchedule(schedule))
