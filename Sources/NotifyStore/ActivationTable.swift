@@ -45,20 +45,9 @@ struct ActivationTable {
             """)
     }
 
-    /// Every activation, ordered by app, then time, then the order inserted.
-    static func load(from database: SQLiteDatabase) throws -> [StoredActivation] {
-        let select = try database.prepare("SELECT app_id, at_us FROM activations ORDER BY app_id, at_us, id")
-        var activations: [StoredActivation] = []
-        while try select.step() {
-            guard let app = select.string(at: 0) else { continue }
-            activations.append(StoredActivation(app: app, at: select.int64(at: 1)))
-        }
-        return activations
-    }
-
     /// Every app's activation times, oldest first (then the order
-    /// inserted), each app once: the same rows as ``load(from:)``, without
-    /// a string per row. 10,000 apps of 1,000 activations are 80 MB of
+    /// inserted), each app once, apps in order: one string per app, not
+    /// one per row. 10,000 apps of 1,000 activations are 80 MB of
     /// times this way, against about 1 GB as one row value each.
     static func loadByApp(from database: SQLiteDatabase) throws -> [StoredActivationHistory] {
         let select = try database.prepare("SELECT app_id, at_us FROM activations ORDER BY app_id, at_us, id")

@@ -125,7 +125,9 @@ public final class StateStore {
     /// The activations as committed, ordered by app, then time, then the
     /// order staged.
     public func loadActivations() throws -> [StoredActivation] {
-        try ActivationTable.load(from: database)
+        try loadActivationHistories().flatMap { history in
+            history.times.map { StoredActivation(app: history.app, at: $0) }
+        }
     }
 
     /// The activations as committed, grouped by app (each app once, its
