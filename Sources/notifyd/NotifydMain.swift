@@ -34,6 +34,7 @@ enum NotifydMain {
             return handler
         }
         let logger = Logger(label: "notifyd")
+        AllocatorPolicy.apply(environment: DaemonConfiguration.currentEnvironment())
         let configuration = DaemonConfiguration(
             stateDirectory: DaemonConfiguration.defaultStateDirectory(override: options.stateDirectory),
             bus: options.address.map { .address($0) } ?? .session,
