@@ -122,7 +122,7 @@ struct BenchCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "How often the soak reads notifyd's memory and descriptors (default: 60, or 30 for a soak under 20 minutes).",
+            "How often the soak reads notifyd's memory and descriptors (default: 60, or 10 for a soak under 20 minutes).",
             valueName: "seconds"))
     var soakSampleSeconds: Double?
 
@@ -190,7 +190,7 @@ struct BenchCommand: ParsableCommand {
                 listSessions: listSessions, listCalls: listCalls,
                 soak: soak.map {
                     .init(
-                        minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds ?? ($0 < 20 ? 30 : 60),
+                        minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds ?? ($0 < 20 ? 10 : 60),
                         callsPerSecond: soakRate)
                 },
                 limitsFetchApps: limitsFetchApps, limitsActivationApps: limitsActivationApps,
