@@ -7,7 +7,7 @@
 /// (a reply being built, a batch being committed, the allocator's
 /// arenas), which at 27 MB is as much as the 2 % target itself, so two
 /// single readings could pass a real creep or fail a flat curve. A line
-/// through 11 or 21 readings keeps a steady rise and averages the
+/// through 11 to 37 readings keeps a steady rise and averages the
 /// noise out.
 struct SoakTrend {
     /// The line's value at the window's first sample.
