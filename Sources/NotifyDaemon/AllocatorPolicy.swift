@@ -23,10 +23,11 @@ public enum AllocatorPolicy {
     /// Arenas the threads share.
     public static let arenas: Int32 = 2
 
-    /// Sets the thresholds and the arenas, except what the user set (to a
-    /// value that is not empty) through the environment (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`,
-    /// `MALLOC_ARENA_MAX`, or any of them in `GLIBC_TUNABLES`). Returns the
-    /// settings made; empty where `mallopt` is missing or refused them.
+    /// Sets the thresholds and the arenas, except each one whose variable
+    /// (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`,
+    /// `MALLOC_ARENA_MAX`) the user set to a value that is not empty; none
+    /// when `GLIBC_TUNABLES` is set. Returns the settings made; empty where
+    /// `mallopt` is missing or refused them.
     @discardableResult
     public static func apply(environment: [String: String]) -> [Setting] {
         func isSet(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
