@@ -40,7 +40,7 @@ extension HeadlessBrowser {
             try requireTool("python3", package: "python3"),
             ["-c", "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n"
                 + "    for name in ('manifest.json', 'background.js'): z.write(sys.argv[2] + '/' + name, name)",
-             xpi, Self.extensionDirectory.path])
+             xpi, extensionDirectory.path])
         guard zip.status == 0 else { throw TestFailure("cannot pack the extension: \(zip.stderr)") }
         let preferences: [(String, String)] = [
             ("xpinstall.signatures.required", "false"), ("extensions.autoDisableScopes", "0"),

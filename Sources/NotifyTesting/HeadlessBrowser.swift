@@ -2,8 +2,9 @@ import Foundation
 import NotifyCore
 
 /// Chromium or Firefox ESR from Debian, headless, with notifyd's extension
-/// (`browser/extension`) and the built `notifyd-browser-host` as its native
-/// messaging host, on a private bus (Tests/BrowserTests).
+/// (built from `browser/` for the browser by `browser/make-extension`, as
+/// the package builds it) and the built `notifyd-browser-host` as its
+/// native messaging host, on a private bus (Tests/BrowserTests).
 ///
 /// Each browser gets a profile, a home and a downloads directory of its
 /// own, so nothing of the user's is read or written.
@@ -17,6 +18,8 @@ public final class HeadlessBrowser: @unchecked Sendable {
         public var description: String { rawValue }
         /// The Debian package of the browser.
         var package: String { self == .chromium ? "chromium" : "firefox-esr" }
+        /// Its family in `browser/` (`browser/make-extension`'s argument).
+        public var family: String { self == .chromium ? "chromium" : "firefox" }
     }
 
     public let kind: Kind
@@ -34,9 +37,19 @@ public final class HeadlessBrowser: @unchecked Sendable {
     /// The extension's Chromium ID, fixed by the `key` of its manifest.
     public static let chromiumExtensionID = BrowserNames.chromiumExtensionID
     public static let firefoxExtensionID = BrowserNames.firefoxExtensionID
-    public static var extensionDirectory: URL {
-        Executables.repositoryRoot().appendingPathComponent("browser/extension")
+    /// The extension for `kind`, built into `directory` by
+    /// `browser/make-extension` (the package's own build of it).
+    public static func buildExtension(_ kind: Kind, into directory: URL) throws -> URL {
+        let maker = Executables.repositoryRoot().appendingPathComponent("browser/make-extension").path
+        let result = try runProcess(maker, [kind.family, directory.path])
+        guard result.status == 0 else { throw TestFailure("browser/make-extension \(kind.family) failed: \(result.stderr)") }
+        return directory
     }
+    /// Chromium's arguments that load the extension; by default this
+    /// browser's build of it (a test sets what Debian's wrapper would add).
+    public var extensionArguments: [String]?
+    /// This browser's build of the extension (made in ``init(_:in:)``).
+    public var extensionDirectory: URL { directory.appendingPathComponent("extension-\(kind.family)") }
     public static var host: String { Executables.directory.appendingPathComponent("notifyd-browser-host").path }
 
     /// Prepares the profile (nothing runs until ``open(_:busAddress:)``).
@@ -49,6 +62,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
             try FileManager.default.createDirectory(
                 at: directory.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
+        _ = try Self.buildExtension(kind, into: directory.appendingPathComponent("extension-\(kind.family)"))
         switch kind {
         case .chromium: try prepareChromium()
         case .firefox: try prepareFirefox()
@@ -82,7 +96,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
             devToolsPort = port
             arguments = ["--headless=new", "--no-sandbox", "--no-first-run", "--disable-gpu", "--user-data-dir=\(profile.path)",
                          "--remote-debugging-port=\(port)",
-                         "--load-extension=\(Self.extensionDirectory.path)"] + (incognito ? ["--incognito"] : []) + [url]
+                        ] + (extensionArguments ?? ["--load-extension=\(extensionDirectory.path)"]) + (incognito ? ["--incognito"] : []) + [url]
         case .firefox:
             arguments = ["--headless", "--no-remote", "--marionette", "-remote-allow-system-access", "--profile", profile.path, url]
         }

@@ -3,21 +3,22 @@ import Glibc
 import NotifyCore
 
 /// `notifyctl browser install|status`: the browsers' side of "Browser
-/// downloads" (SPEC): the native messaging host manifests.
+/// downloads" (SPEC): the extension and the native messaging host.
 struct BrowserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "browser",
-        abstract: "Set up browsers to report their downloads to notifyd.",
+        abstract: "Say which browsers report their downloads to notifyd, and set up the others.",
         discussion: """
             Downloads in Firefox and Chromium-based browsers reach notifyd through notifyd's \
-            browser extension and its native messaging host, notifyd-browser-host. `install` \
-            writes the host's manifest where each browser looks for it and says how to add the \
-            extension; `status` says which browsers are set up.
+            browser extension and its native messaging host, notifyd-browser-host. With the Debian \
+            package, Firefox ESR and Chromium from Debian need nothing: both are installed for every \
+            user and load at the browser's next start. `status` says, for each browser found, where \
+            the extension is and whether the host's manifest is sound; `install` sets up the \
+            browsers the package does not cover and says what is left to do in each.
 
             Examples:
-              notifyctl browser install
-              sudo notifyctl browser install --system
               notifyctl browser status
+              notifyctl browser install --user
             """,
         subcommands: [BrowserInstall.self, BrowserStatus.self])
 }
@@ -27,14 +28,17 @@ struct BrowserInstall: ParsableCommand {
         commandName: "install",
         abstract: "Write the host manifests for the browsers found, and say how to add the extension.",
         discussion: """
+            For browsers the Debian package does not cover (Firefox from Mozilla, Google Chrome, \
+            Brave, Vivaldi, Microsoft Edge, or any browser when notifyd was installed from source). \
             Per user (the default) into ~/.mozilla/native-messaging-hosts/ and \
             ~/.config/BROWSER/NativeMessagingHosts/; with --system into \
             /usr/lib/mozilla/native-messaging-hosts/, /etc/chromium/native-messaging-hosts/ and \
-            the like (as root). Only browsers whose program is on PATH are set up. The host is \
-            PREFIX/lib/notifyd/notifyd-browser-host; the extension, PREFIX/share/notifyd/browser/extension.
+            the like (as root). Only browsers that are installed are set up; a browser the package \
+            already set up is left as it is. The host is PREFIX/lib/notifyd/notifyd-browser-host; \
+            the extension, PREFIX/share/notifyd/browser/chromium and .../firefox.
 
             Examples:
-              notifyctl browser install
+              notifyctl browser install --user
               sudo notifyctl browser install --system
             """)
 
@@ -54,62 +58,73 @@ struct BrowserInstall: ParsableCommand {
         }
         let found = BrowserTarget.all.filter(\.isInstalled)
         guard !found.isEmpty else {
-            Output.line("No browser found on PATH (\(BrowserTarget.all.map(\.name).joined(separator: ", "))): nothing written.")
+            Output.line("No browser found (\(BrowserTarget.all.map(\.name).joined(separator: ", "))): nothing written.")
             return
         }
-        let extensionDirectory = BrowserFiles.extensionDirectory() ?? "/usr/share/notifyd/browser/extension"
         for target in found {
+            let setup = BrowserSetup(target)
+            if setup.extensionState == .systemWide, case .soundFor = setup.host, setup.hostScope == "system-wide" {
+                Output.line("\(target.name): nothing to do: notifyd's package set it up for every user "
+                    + "(a \(target.name) that runs now picks it up at its next start).")
+                continue
+            }
             guard let path = target.manifestPath(system: system) else {
-                Output.line("\(target.name): no system-wide directory known; run `notifyctl browser install` as each user.")
+                Output.line("\(target.name): no system-wide directory known; run `notifyctl browser install --user` as each user.")
                 continue
             }
             try ManifestFile.write(BrowserNames.hostManifest(target.family, hostPath: host), to: path)
             Output.line("\(target.name): wrote \(path)")
-            Output.line("  " + Self.howToAddTheExtension(target, extensionDirectory: extensionDirectory))
+            Output.line("  " + Self.whatIsLeft(target, setup: setup))
         }
     }
 
-    /// The packaged extension for Firefox, next to its directory.
-    static func xpi(_ extensionDirectory: String) -> String {
-        String(extensionDirectory[..<(extensionDirectory.lastIndex(of: "/") ?? extensionDirectory.endIndex)])
-            + "/notifyd-browser.xpi"
-    }
-
-    static func howToAddTheExtension(_ target: BrowserTarget, extensionDirectory: String) -> String {
-        switch target.family {
-        case .firefox:
-            "then add the extension: about:debugging#/runtime/this-firefox, Load Temporary Add-on, "
-                + "\(extensionDirectory)/manifest.json (until Firefox restarts)"
-                + (BrowserFiles.exists(xpi(extensionDirectory))
-                    ? "; for good, in Firefox ESR or Developer Edition with xpinstall.signatures.required=false: "
-                        + "about:addons, Install Add-on From File, \(xpi(extensionDirectory))" : "")
-        case .chromium:
-            "then add the extension: chrome://extensions, turn on Developer mode, Load unpacked, \(extensionDirectory)"
+    /// What the user must still do in `target` for the extension, in words.
+    static func whatIsLeft(_ target: BrowserTarget, setup: BrowserSetup) -> String {
+        if setup.extensionState == .systemWide {
+            return "The extension is installed for every user: restart \(target.name) if it runs."
+        }
+        let directory = BrowserFiles.extensionDirectory(target.family)
+        let place = directory ?? "the directory that `browser/make-extension \(target.family.rawValue) DIR` makes from notifyd's source"
+        let temporary = "about:debugging#/runtime/this-firefox, Load Temporary Add-on, "
+            + (directory.map { "\($0)/manifest.json" } ?? "manifest.json in \(place)")
+        switch (target.family, target.systemExtension != nil) {
+        case (.firefox, true):
+            return "Firefox ESR loads notifyd's unsigned add-on only from its system directory, which the Debian "
+                + "package fills (no step then). Until it is installed: \(temporary) (Firefox forgets it when it quits)."
+        case (.firefox, false):
+            return "Firefox from Mozilla installs only add-ons Mozilla signed, and notifyd's is not: for this session, "
+                + "\(temporary); Firefox forgets it when it quits. Debian's Firefox ESR needs no step."
+        case (.chromium, _):
+            return "\(target.name) adds an extension from outside its web store only in Developer mode: open "
+                + "\(target.extensionsPage), turn on Developer mode, click Load unpacked and choose \(place). "
+                + "It keeps the extension across restarts."
         }
     }
 }
 
 struct BrowserStatus: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Say which browsers have the host set up, per user and system-wide.",
+        commandName: "status", abstract: "Say, for each browser found, where the extension is and whether the host is set up.",
         discussion: """
-            One line per browser notifyd knows: whether its program is on PATH, and whether its \
-            host manifest is set up for this user and for the machine (`broken` when the manifest \
-            names a host that is not there, `-` when there is none).
+            One line per browser installed: EXTENSION is `system-wide` (Debian's package put it \
+            where the browser loads it for every user), `per user` (in one of your profiles) or \
+            `no`; HOST is `set up (per user)` or `set up (system-wide)` when the manifest the \
+            browser reads first names a host that is there and allows notifyd's extension, \
+            `broken: WHY`, or `missing`. With --json, an array of {"browser","extension",\
+            "host","host_problem","host_manifest"} objects.
 
             Examples:
               notifyctl browser status
+              notifyctl browser status --json | jq -r '.[] | select(.host != "set-up") | .browser'
             """)
 
+    @OptionGroup var output: OutputOptions
+
     func run() throws {
-        var rows = [["BROWSER", "INSTALLED", "USER", "SYSTEM"]]
-        for target in BrowserTarget.all {
-            rows.append([
-                target.name, target.isInstalled ? "yes" : "no",
-                ManifestFile.state(target.manifestPath(system: false)),
-                ManifestFile.state(target.manifestPath(system: true)),
-            ])
-        }
-        TextTable.lines(rows).forEach(Output.line)
+        let found = BrowserTarget.all.filter(\.isInstalled).map(BrowserSetup.init)
+        var rows = [["BROWSER", "EXTENSION", "HOST"]]
+        rows += found.map { [$0.target.name, $0.extensionState.rawValue, $0.hostText] }
+        let none = "No browser found (\(BrowserTarget.all.map(\.name).joined(separator: ", ")))."
+        output.emit(text: found.isEmpty ? [none] : TextTable.lines(rows), json: .array(found.map(\.json)))
     }
 }

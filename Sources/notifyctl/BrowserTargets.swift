@@ -1,96 +1,85 @@
 import Glibc
 import NotifyCore
 
-/// A browser whose native messaging host manifest `notifyctl browser`
-/// writes: where it looks for manifests, per user and system-wide.
+/// A browser `notifyctl browser` knows: where it reads the native messaging
+/// host's manifest (per user, system-wide), where notifyd's package puts the
+/// extension for it, and where it keeps its profiles.
 struct BrowserTarget: Sendable {
     let name: String
     let family: BrowserNames.Family
-    /// Executables that mean it is installed.
+    /// Programs on `PATH` that mean it is installed.
     let executables: [String]
-    /// Below `$XDG_CONFIG_HOME` (Chromium-based) or `$HOME` (Firefox).
+    /// Absolute paths that mean it is installed (a browser outside `PATH`).
+    var installedAt: [String] = []
+    /// Host manifests per user: below `$HOME` (`~/...`) or `$XDG_CONFIG_HOME`.
     let userDirectory: String
-    /// nil where the browser reads no system-wide directory known here.
+    /// Host manifests system-wide; nil where none is known.
     let systemDirectory: String?
+    /// Where the Debian package puts the extension for every user of this
+    /// browser (SPEC, "Browser downloads"); nil for a browser that loads no
+    /// unsigned extension from a system directory.
+    var systemExtension: String? = nil
+    /// Its profiles, each a directory: below `$HOME` or `$XDG_CONFIG_HOME` as above.
+    let profiles: String
+    /// The page listing its extensions (`chrome://extensions` and the like).
+    var extensionsPage = "about:addons"
+
+    static let firefoxSystemScope = "/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}"
+    static let chromiumExtensions = "/usr/share/chromium/extensions"
 
     static let all: [BrowserTarget] = [
         BrowserTarget(
-            name: "Firefox", family: .firefox, executables: ["firefox", "firefox-esr"],
-            userDirectory: "~/.mozilla/native-messaging-hosts", systemDirectory: "/usr/lib/mozilla/native-messaging-hosts"),
+            name: "Firefox ESR", family: .firefox, executables: ["firefox-esr"],
+            userDirectory: "~/.mozilla/native-messaging-hosts", systemDirectory: "/usr/lib/mozilla/native-messaging-hosts",
+            systemExtension: "\(firefoxSystemScope)/\(BrowserNames.firefoxExtensionID)", profiles: "~/.mozilla/firefox"),
+        BrowserTarget(
+            name: "Firefox", family: .firefox, executables: ["firefox.real"],
+            installedAt: ["/usr/lib/firefox/firefox", "/opt/firefox/firefox"],
+            userDirectory: "~/.mozilla/native-messaging-hosts", systemDirectory: "/usr/lib/mozilla/native-messaging-hosts",
+            profiles: "~/.mozilla/firefox"),
         BrowserTarget(
             name: "Chromium", family: .chromium, executables: ["chromium", "chromium-browser"],
-            userDirectory: "chromium/NativeMessagingHosts", systemDirectory: "/etc/chromium/native-messaging-hosts"),
+            userDirectory: "chromium/NativeMessagingHosts", systemDirectory: "/etc/chromium/native-messaging-hosts",
+            systemExtension: "\(chromiumExtensions)/\(BrowserNames.hostName)", profiles: "chromium", extensionsPage: "chrome://extensions"),
         BrowserTarget(
             name: "Google Chrome", family: .chromium, executables: ["google-chrome", "google-chrome-stable"],
-            userDirectory: "google-chrome/NativeMessagingHosts", systemDirectory: "/etc/opt/chrome/native-messaging-hosts"),
+            userDirectory: "google-chrome/NativeMessagingHosts", systemDirectory: "/etc/opt/chrome/native-messaging-hosts",
+            profiles: "google-chrome", extensionsPage: "chrome://extensions"),
         BrowserTarget(
             name: "Brave", family: .chromium, executables: ["brave-browser", "brave"],
-            userDirectory: "BraveSoftware/Brave-Browser/NativeMessagingHosts", systemDirectory: nil),
+            userDirectory: "BraveSoftware/Brave-Browser/NativeMessagingHosts", systemDirectory: nil,
+            profiles: "BraveSoftware/Brave-Browser", extensionsPage: "brave://extensions"),
         BrowserTarget(
             name: "Vivaldi", family: .chromium, executables: ["vivaldi", "vivaldi-stable"],
-            userDirectory: "vivaldi/NativeMessagingHosts", systemDirectory: nil),
+            userDirectory: "vivaldi/NativeMessagingHosts", systemDirectory: nil, profiles: "vivaldi", extensionsPage: "vivaldi://extensions"),
         BrowserTarget(
             name: "Microsoft Edge", family: .chromium, executables: ["microsoft-edge", "microsoft-edge-stable"],
-            userDirectory: "microsoft-edge/NativeMessagingHosts", systemDirectory: "/etc/opt/edge/native-messaging-hosts"),
+            userDirectory: "microsoft-edge/NativeMessagingHosts", systemDirectory: "/etc/opt/edge/native-messaging-hosts",
+            profiles: "microsoft-edge", extensionsPage: "edge://extensions"),
     ]
 
-    /// The per-user directory, resolved.
-    var resolvedUserDirectory: String {
-        let home = environment("HOME") ?? ""
-        if userDirectory.hasPrefix("~/") { return home + userDirectory.dropFirst() }
-        let config = environment("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-        return config + "/" + userDirectory
-    }
-
-    /// Whether it is installed: one of its executables on `PATH`.
+    /// Whether it is installed: one of its programs on `PATH`, or at one of its paths.
     var isInstalled: Bool {
         let path = environment("PATH") ?? "/usr/bin:/bin"
         return executables.contains { name in
             path.split(separator: ":").contains { access("\($0)/\(name)", X_OK) == 0 }
-        }
+        } || installedAt.contains { access(BrowserFiles.system($0), X_OK) == 0 }
     }
 
     func manifestPath(system: Bool) -> String? {
-        (system ? systemDirectory : resolvedUserDirectory).map { "\($0)/\(BrowserNames.hostName).json" }
+        let directory = system ? systemDirectory.map(BrowserFiles.system) : Self.resolved(userDirectory)
+        return directory.map { "\($0)/\(BrowserNames.hostName).json" }
+    }
+
+    /// A directory below `$HOME` (`~/...`) or `$XDG_CONFIG_HOME`, resolved.
+    static func resolved(_ directory: String) -> String {
+        let home = environment("HOME") ?? ""
+        if directory.hasPrefix("~/") { return home + directory.dropFirst() }
+        let config = environment("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        return config + "/" + directory
     }
 }
 
 func environment(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-}
-
-/// Where the host and the extension are: next to notifyctl in a build
-/// tree, or below its prefix when installed (`PREFIX/lib/notifyd/`,
-/// `PREFIX/share/notifyd/browser/`).
-enum BrowserFiles {
-    static func executableDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return "/usr/bin" }
-        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-    }
-
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-
-    /// The host's absolute path, or nil when it is not installed.
-    static func host() -> String? {
-        if let override = environment("NOTIFYD_BROWSER_HOST"), override.hasPrefix("/") { return override }
-        let directory = executableDirectory()
-        let prefix = String(directory[..<(directory.lastIndex(of: "/") ?? directory.endIndex)])
-        return ["\(prefix)/lib/notifyd/notifyd-browser-host", "\(directory)/notifyd-browser-host"].first(where: exists)
-    }
-
-    /// The extension's directory (its `manifest.json`), or nil.
-    static func extensionDirectory() -> String? {
-        var directory = executableDirectory()
-        while !directory.isEmpty {
-            for candidate in ["\(directory)/share/notifyd/browser/extension", "\(directory)/browser/extension"]
-            where exists("\(candidate)/manifest.json") {
-                return candidate
-            }
-            directory = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
-        }
-        return nil
-    }
 }

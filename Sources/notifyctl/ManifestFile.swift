@@ -36,22 +36,25 @@ enum ManifestFile {
         return NotifyctlError(.daemon, "\(what): \(reason)\(hint)")
     }
 
-    /// `set up` when the manifest at `path` names a host that exists and is
-    /// executable, `broken (...)` when it names another, `-` when absent.
-    static func state(_ path: String?) -> String {
-        guard let path else { return "-" }
-        guard let file = fopen(path, "r") else { return "-" }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536 {
-            let got = fread(&chunk, 1, chunk.count, file)
-            if got <= 0 { break }
-            bytes += chunk[..<got]
+    /// What a host manifest is worth to a browser.
+    enum State: Equatable {
+        /// It names notifyd's host, which is there, and allows notifyd's extension.
+        case soundFor(host: String)
+        case broken(String)
+        case missing
+    }
+
+    /// The state of the manifest at `path`, read as a browser of `family` reads it.
+    static func state(_ path: String?, family: BrowserNames.Family) -> State {
+        guard let path, let text = BrowserFiles.text(path, limit: 65536) else { return .missing }
+        guard let host = hostPath(in: text) else { return .broken("no \"path\" in \(path)") }
+        guard access(host, X_OK) == 0 else { return .broken("\(host) is missing (named by \(path))") }
+        let allowed = switch family {
+        case .firefox: "\"\(BrowserNames.firefoxExtensionID)\""
+        case .chromium: "\"chrome-extension://\(BrowserNames.chromiumExtensionID)/\""
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let host = hostPath(in: text) else { return "broken (no \"path\" in \(path))" }
-        return access(host, X_OK) == 0 ? "set up" : "broken (\(host) is missing)"
+        guard text.contains(allowed) else { return .broken("\(path) does not allow notifyd's extension") }
+        return .soundFor(host: host)
     }
 
     /// The `"path"` member of a manifest (a string without escapes, as

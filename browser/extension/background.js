@@ -170,4 +170,18 @@ api.windows?.onFocusChanged.addListener((windowId) => {
   }, 300);
 });
 
+// An MV3 service worker (and Firefox's event page) runs only when an event
+// wakes it: without these two listeners nothing would start it when the
+// browser starts or the extension is installed, and a download begun then
+// (a session restored, a download started from the command line) would be
+// reported only once the browser sent a downloads event of its own.
+api.runtime.onStartup.addListener(() => {
+  connect();
+  catchUp();
+});
+api.runtime.onInstalled.addListener(() => {
+  connect();
+  catchUp();
+});
+
 catchUp();
