@@ -137,6 +137,26 @@ extension GnomeShellSession {
         return (box[0], box[1], box[2], box[3])
     }
 
+    /// The app behind Dash to Dock's icon for a pinned app, as the shell
+    /// resolved it: the desktop file it read, its `Icon=` and its name.
+    public func dockApp(_ app: String) throws -> (desktopFile: String, icon: String, name: String) {
+        let script = """
+            (() => {
+              const dock = Main.extensionManager.lookup('\(Self.dashToDock)').stateObj.dockManager._allDocks[0];
+              const item = dock.dash._box.get_children().find(c => c.child && c.child.app
+                && c.child.app.get_id() === \(Self.jsString("\(app).desktop")));
+              if (!item) return null;
+              const info = item.child.app.get_app_info();
+              const icon = info ? info.get_icon() : null;
+              return [info ? info.get_filename() : '', icon ? icon.to_string() : '', item.child.app.get_name()];
+            })()
+            """
+        guard let row = try evaluateJSON(script) as? [String], row.count == 3 else {
+            throw TestFailure("Dash to Dock shows no icon for \(app)")
+        }
+        return (row[0], row[1], row[2])
+    }
+
     static func jsString(_ text: String) -> String {
         let data = try? JSONSerialization.data(withJSONObject: [text])
         let array = data.map { String(decoding: $0, as: UTF8.self) } ?? "[\"\"]"

@@ -10,12 +10,22 @@ import NotifyTesting
     @Test func aChromiumDownloadsBannerAndItsBadgeInTheDock() throws {
         _ = try requireTool("chromium", package: "chromium")
         let bus = try TestBus()
-        let shell = try GnomeShellSession(bus: bus, directory: bus.directory, favoriteApps: ["chromium"])
+        // Chromium's own desktop file (Icon=chromium), found in /usr/share:
+        // without it the session pins a stand-in chromium.desktop in its
+        // scratch XDG_DATA_HOME, which shadows Debian's and draws a folder.
+        let shell = try GnomeShellSession(
+            bus: bus, directory: bus.directory, favoriteApps: ["chromium"],
+            dataDirectories: [URL(fileURLWithPath: "/usr/share")])
         let daemon = try DaemonProcess(bus: bus, extraEnvironment: ["XDG_DATA_DIRS": "/usr/local/share:/usr/share"])
         defer { _ = daemon.stop() }
         let web = try SlowDownloadServer(scratch: bus.directory)
         let browser = try HeadlessBrowser(.chromium, in: bus.directory.appendingPathComponent("browser"))
         defer { browser.stop() }
+        // The dock draws Chromium's own entry, not a stand-in.
+        let dockApp = try shell.dockApp("chromium")
+        #expect(dockApp.desktopFile == "/usr/share/applications/chromium.desktop")
+        #expect(dockApp.icon == "chromium")
+        #expect(dockApp.name == "Chromium Web Browser")
         let before = bus.directory.appendingPathComponent("screen-before.png")
         try shell.screenshot(to: before)
 
