@@ -61,11 +61,7 @@ public struct NotifydOutcome: Sendable, Hashable {
         effects += other.effects
     }
 
-    /// A badge change: its row, then `BadgeChanged` and the docks' count.
-    static func badge(_ change: BadgeChange?) -> NotifydOutcome {
-        guard let change else { return NotifydOutcome() }
-        return NotifydOutcome(writes: [.badge(change)], effects: [.badgeChanged(change)])
-    }
+
 }
 
 /// A row (or rows) the committer stores.
@@ -97,10 +93,11 @@ public enum StateWrite: Sendable, Hashable {
 
 /// What the daemon carries out once the batch is committed.
 public enum NotifydEffect: Sendable, Hashable {
-    /// `BadgeChanged`, and the count on docks.
+    /// `BadgeChanged`.
     case badgeChanged(BadgeChange)
-    /// `HandleEventsForBackgroundSession` to the running app, the docks'
-    /// progress when it changed, and the popup for the event.
+    /// What the docks' slots carry out (``DockBook``).
+    case dock(DockEffect)
+    /// `HandleEventsForBackgroundSession` to the running app.
     case eventRecorded(RecordedWorkerEvent)
     /// `SessionCompleted` for one invoked handler.
     case sessionCompleted(InvokedHandler)
@@ -122,6 +119,13 @@ public enum NotifydEffect: Sendable, Hashable {
     /// The sleep lock must now say `why` (a new lock taken before the old
     /// one is closed), or be released (nil).
     case inhibitionChanged(why: String?)
+    /// What the desktop adapter carries out: a popup, a sound, a job, a click's action.
+    case desktop(DesktopEffect)
+    /// `NotificationPosted`: the server showed the popup and its sound went.
+    case notificationPosted(PostedPopup)
+    /// The server refused a popup for another reason than having gone:
+    /// dropped, and logged with the reason.
+    case popupDropped(PopupDraft, reason: String)
 }
 
 /// A worker event as recorded, for what follows it: the signal to the

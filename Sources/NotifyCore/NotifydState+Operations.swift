@@ -36,13 +36,15 @@ extension NotifydState {
         }
         let showsProgress = event.kind == .progress || recorded.session.bytesExpected != nil
         let progress: Double?? = showsProgress ? .some(sessions.progress(of: app)) : nil
+        if let progress { docks.setProgress(progress, for: app) }
         var outcome = NotifydOutcome(writes: [.event(recorded)])
-        outcome.append(.badge(badge))
-        outcome.effects.append(
-            .eventRecorded(
-                RecordedWorkerEvent(
-                    event: event, session: session, app: app, handlerID: recorded.handler?.id ?? 0,
-                    sessionProgress: recorded.session.progress, appProgress: progress, echo: echo)))
+        outcome.append(badgeOutcome(badge))
+        let worker = RecordedWorkerEvent(
+            event: event, session: session, app: app, handlerID: recorded.handler?.id ?? 0,
+            sessionProgress: recorded.session.progress, appProgress: progress, echo: echo)
+        outcome.effects.append(.eventRecorded(worker))
+        // Its popup (or its place in a flood's summary, or its progress).
+        outcome.effects += decidePopups(popups.eventRecorded(worker, at: popupTime(now)))
         return Decision(EventRecord(recorded: recorded, badge: badge, progress: progress), outcome)
     }
 
@@ -72,7 +74,7 @@ extension NotifydState {
         if let activation = report.activation {
             outcome.writes.append(.activation(activation, trimming: report.droppedActivations > 0))
         }
-        outcome.append(.badge(badge))
+        outcome.append(badgeOutcome(badge))
         if let change = report.change { outcome.effects.append(.appStateChanged(change)) }
         // An activation feeds the usage rule of the app's fetches.
         if report.activation != nil, fetches.schedule(of: app).wantsFetches {
@@ -131,6 +133,7 @@ extension NotifydState {
         let moved = sessions.shiftDeadlines(by: step)
         let fetchesMoved = fetches.shift(by: step)
         tasks.shift(by: step)
+        wallClockSteps += step
         let outcome = NotifydOutcome(
             writes: step == 0 ? [] : [.deadlineShift(step)], effects: fetchesMoved ? [.fetchPlanChanged] : [])
         return Decision(moved, outcome)
@@ -140,20 +143,20 @@ extension NotifydState {
 
     /// SetBadge: the count, or OutOfRange and no change.
     public mutating func setBadge(_ app: AppID, to count: UInt32) throws(NotifydError) -> Decision<Void> {
-        Decision(.badge(try badges.set(app, to: count)))
+        Decision(badgeOutcome(try badges.set(app, to: count)))
     }
 
     /// IncrementBadge: the new count, or OutOfRange and no change.
     public mutating func incrementBadge(_ app: AppID, by delta: Int32) throws(NotifydError) -> Decision<UInt32> {
         let result = try badges.increment(app, by: delta)
-        return Decision(result.count, .badge(result.change))
+        return Decision(result.count, badgeOutcome(result.change))
     }
 
     /// ClearAllBadges: how many apps had one.
     public mutating func clearAllBadges() -> Decision<Int> {
         var outcome = NotifydOutcome()
         let changes = badges.clearAll()
-        for change in changes { outcome.append(.badge(change)) }
+        for change in changes { outcome.append(badgeOutcome(change)) }
         return Decision(changes.count, outcome)
     }
 }

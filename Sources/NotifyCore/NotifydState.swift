@@ -12,11 +12,25 @@ public struct NotifydState: Hashable, Sendable {
     public var fetches: FetchBook
     /// Finite-length background tasks (not stored).
     public var tasks: TaskBook
+    /// The popups: floods, progress, summaries, those waiting for a server (not stored).
+    public var popups: PopupBook
+    /// What the actions of posted popups act on (not stored).
+    public var popupTargets: PopupTargets
+    /// What docks show, and which apps have a slot (not stored).
+    public var docks: DockBook
+    /// How far the wall clock was set since start (µs, the sum of every
+    /// step): the popups' timers run on wall time with these taken out,
+    /// which is elapsed time (not stored).
+    public var wallClockSteps: Microseconds
 
     public init(
         badges: BadgeBook = BadgeBook(), sessions: SessionBook = SessionBook(), apps: AppBook = AppBook(),
         fetches: FetchBook = FetchBook(), tasks: TaskBook = TaskBook()
     ) {
+        popups = PopupBook()
+        docks = DockBook()
+        popupTargets = PopupTargets()
+        wallClockSteps = 0
         self.badges = badges
         self.sessions = sessions
         self.apps = apps
@@ -25,10 +39,37 @@ public struct NotifydState: Hashable, Sendable {
     }
 
     /// The earliest deadline of the books (Unix µs): a handler's, a
-    /// running fetch's, a task's cue or expiry; nil when none is pending.
-    /// The fetch plan has its own (``nextFetchWake(planner:conditions:at:)``).
+    /// running fetch's, a task's cue or expiry, a popup's timer; nil when
+    /// none is pending. The fetch plan has its own
+    /// (``nextFetchWake(planner:conditions:at:)``).
     public var nextDeadline: Microseconds? {
-        [sessions.nextDeadline, fetches.earliestDeadline, tasks.nextWake].compactMap { $0 }.min()
+        [sessions.nextDeadline, fetches.earliestDeadline, tasks.nextWake,
+         popups.nextWake.map { $0 + wallClockSteps }, docks.retryAt.map { $0 + wallClockSteps }]
+            .compactMap { $0 }.min()
+    }
+
+    /// What is kept in memory only (popups, docks, tasks, the clock's steps):
+    /// after a failed commit the daemon reloads the rest from the database
+    /// and puts this back as it was before the batch.
+    public struct MemoryOnly: Sendable {
+        let tasks: TaskBook
+        let popups: PopupBook
+        let popupTargets: PopupTargets
+        let docks: DockBook
+        let wallClockSteps: Microseconds
+    }
+
+    public var memoryOnly: MemoryOnly {
+        get { MemoryOnly(
+            tasks: tasks, popups: popups, popupTargets: popupTargets, docks: docks, wallClockSteps: wallClockSteps)
+        }
+        set {
+            tasks = newValue.tasks
+            popups = newValue.popups
+            popupTargets = newValue.popupTargets
+            docks = newValue.docks
+            wallClockSteps = newValue.wallClockSteps
+        }
     }
 
     /// Every app notifyd knows (ListApps): one with a state, an activation

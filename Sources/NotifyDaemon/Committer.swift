@@ -27,6 +27,9 @@ final class Committer {
     private let store: StateStore
     private let logger: Logger
     private var batchOpen = false
+    /// What only memory holds (popups, docks, tasks) as it was when the
+    /// batch opened: put back after a failed commit.
+    private var memoryAtBatchStart: NotifydState.MemoryOnly?
     private var replies: [(success: () -> Void, failure: (any Error) -> Void)] = []
     private var effects: [NotifydEffect] = []
     private var continuations: [() -> Void] = []
@@ -37,10 +40,12 @@ final class Committer {
     /// The most items the state held since the heap was last trimmed.
     private var itemsSinceTrim = 0
 
-    init(store: StateStore, logger: Logger) throws {
+    /// Loads the state from `store`; docks show at most `dockSlots` apps.
+    init(store: StateStore, dockSlots: Int = DockBook.defaultSlotLimit, logger: Logger) throws {
         self.store = store
         self.logger = logger
         current = try StateMapping.load(from: store, logger: logger)
+        current.limitDockSlots(to: dockSlots)
         // The rows read are freed; at the documented limits they were
         // hundreds of MB, which the heap would otherwise keep.
         MemoryTrim.trim()
@@ -60,9 +65,11 @@ final class Committer {
     func apply<Value, Failure: Error>(
         _ operation: (inout NotifydState) throws(Failure) -> Decision<Value>
     ) throws(Failure) -> Value {
+        let before = batchOpen ? nil : current.memoryOnly
         let decision = try operation(&current)
         let outcome = decision.outcome
         if !outcome.isEmpty {
+            if !batchOpen { memoryAtBatchStart = before }
             batchOpen = true
             for write in outcome.writes { stage(write) }
             effects += outcome.effects
@@ -125,10 +132,14 @@ final class Committer {
         return .deferred
     }
 
-    /// Puts memory back to what the database holds.
-    private func rollBack() {
+    /// Puts memory back to what the database holds, and what only memory
+    /// holds to what it was before the batch.
+    private func rollBack(memory: NotifydState.MemoryOnly?) {
         do {
+            let slots = current.docks.slotLimit
             current = try StateMapping.load(from: store, logger: logger)
+            current.limitDockSlots(to: slots)
+            if let memory { current.memoryOnly = memory }
         } catch {
             logger.critical("cannot reload the state after a failed commit; memory may be ahead of disk: \(error)")
         }
@@ -140,6 +151,8 @@ final class Committer {
     func commit(carryingOut carryOut: (NotifydEffect) -> Void) {
         guard batchOpen else { return }
         batchOpen = false
+        let memory = memoryAtBatchStart
+        memoryAtBatchStart = nil
         let replies = self.replies
         let effects = self.effects
         let continuations = self.continuations
@@ -152,14 +165,15 @@ final class Committer {
             try store.commit()
         } catch {
             logger.error("cannot save state, rolling back \(replies.count) call(s)\(batch.refusal): \(error)")
-            rollBack()
+            rollBack(memory: memory)
             let failure = NotifydError.storage(error)
             for reply in replies { reply.failure(failure) }
             return
         }
         for reply in replies { reply.success() }
         for work in continuations { work() }
-        for effect in effects { carryOut(effect) }
+        // The docks' slots are chosen once per batch, after its other effects.
+        for effect in effects + current.publishDocks() { carryOut(effect) }
         checkpoint()
         trimAfterLargeFrees()
     }

@@ -11,10 +11,14 @@ public struct DaemonConfiguration: Sendable {
     /// How many apps docks are shown at once, each from a bus connection
     /// of its own (`--launcher-entries`).
     public var launcherEntryLimit: Int
-    /// Runs inside another program (a test harness): no popups or sounds
-    /// (libnotify and libcanberra are never loaded), no Unix signals
-    /// handled, and the process's environment and limits left as they are.
+    /// Runs inside another program (a test harness): popups and sounds go
+    /// to a ``RecordingDesktop`` (libnotify and libcanberra are never
+    /// loaded), no Unix signals are handled, and the process's environment
+    /// and limits are left as they are.
     public var embedded: Bool
+    /// The desktop an embedded daemon posts to (a test keeps it to read
+    /// what was posted); nil: one of its own.
+    public var recordingDesktop: RecordingDesktop?
     /// The shortest interval between two scheduled fetches of an app
     /// (`--fetch-minimum`; SPEC's 15 minutes unless lowered for development).
     public var fetchMinimum: Microseconds

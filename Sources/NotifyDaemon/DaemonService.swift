@@ -2,40 +2,47 @@ import DBus
 import NotifyCore
 import NotifyDesktop
 
-/// Whether the sleep lock is held, as the ``SleepInhibitor`` last said
-/// (on the loop). Read by `Daemon.Inhibiting`; each change is announced
-/// with `PropertiesChanged` by the effect runner (a panel can show "sleep
-/// held off").
-final class InhibitionStatus {
-    private(set) var held = false
-    /// Called on each change (the effect runner announces it).
-    var onChange: () -> Void = {}
-
-    func set(_ held: Bool) {
-        guard held != self.held else { return }
-        self.held = held
-        onChange()
-    }
-}
-
 /// `org.notifyd.Notifyd1.Daemon`: read-only facts about the running daemon.
 final class DaemonService {
     private let committer: Committer
-    private let server: NotificationServerMonitor?
-    private let inhibition: InhibitionStatus?
+    private let server: () -> NotificationServerMonitor.Server?
+    private let emitter: SignalEmitter?
+    /// Whether notifyd holds the sleep lock now (the sleep lock's keeper says).
+    private(set) var inhibiting = false
 
-    init(committer: Committer, server: NotificationServerMonitor?, inhibition: InhibitionStatus?) {
+    /// - Parameters:
+    ///   - server: the notification server in use now, if any.
+    ///   - emitter: where `PropertiesChanged` goes (nil: nowhere).
+    init(committer: Committer, server: @escaping () -> NotificationServerMonitor.Server?, emitter: SignalEmitter?) {
         self.committer = committer
         self.server = server
-        self.inhibition = inhibition
+        self.emitter = emitter
     }
 
-    var notificationServer: String { server?.server?.name ?? "" }
-    var serverCapabilities: [String] { server?.server?.capabilities ?? [] }
+    /// The sleep lock was taken or released: `Inhibiting` changes.
+    func inhibitingChanged(to held: Bool) {
+        guard held != inhibiting else { return }
+        inhibiting = held
+        announce(["Inhibiting"])
+    }
+
+    /// Announces the new values of `names` with `PropertiesChanged`.
+    func announce(_ names: [String]) {
+        let declaration = Self.interface(self)
+        var changed: [String: DBusValue] = [:]
+        for name in names {
+            if let value = try? declaration.property(named: name)?.get() { changed[name] = value }
+        }
+        emitter?.emit(
+            "org.freedesktop.DBus.Properties", "PropertiesChanged",
+            [.string(NotifydNames.daemonInterface), .vardict(changed), .strings([])])
+    }
+
+    var notificationServer: String { server()?.name ?? "" }
+    var serverCapabilities: [String] { server()?.capabilities ?? [] }
     var pendingHandlers: UInt32 { UInt32(committer.current.sessions.pendingCount) }
     var stateDirectory: String { committer.directory }
     var runningTasks: UInt32 { UInt32(committer.current.tasks.tasks.count) }
-    var inhibiting: Bool { inhibition?.held ?? false }
 
     /// Properties whose change is announced with `PropertiesChanged`.
     static let serverProperties = ["NotificationServer", "ServerCapabilities"]

@@ -4,33 +4,28 @@ import NotifyCore
 import NotifyDesktop
 
 /// Carries out, after a commit, what the core decided must follow it, in
-/// the order decided: the signals, the docks' counts and progress, the
-/// popups, and the answers to calls waiting for a session. It is the one
-/// emitter of notifyd's signals: the committer hands it every effect of a
-/// committed batch, and the popups' effects come to it from the core's
-/// ``NotifyCore/PopupBook`` (which it asks, with the elapsed time, what
-/// each event, each report of the desktop and each popup timer brings).
+/// the order decided: the signals, the docks' slots, the popups and what a
+/// click asks for (through the desktop adapter), and the answers to calls
+/// waiting for a session. It is the one emitter of notifyd's signals: the
+/// committer hands it every effect of a committed batch. It decides
+/// nothing, and never asks the core.
 final class EffectRunner {
     private let emitter: SignalEmitter
-    private let launcher: LauncherEntryPublisher?
+    private let launcher: LauncherEntryPublisher
     private let waiters: SessionWaiters
     private let scheduler: FetchScheduler
     private let waker: FetchWaker?
     private let inhibitor: SleepInhibitor?
-    private let clock: any DaemonClock
     private let logger: Logger
-    /// The popups, decided by the core.
-    private(set) var popups = PopupBook()
-    /// The desktop side of popups; nil in an embedded daemon, where every
-    /// popup is dropped when it would be sent.
-    private let desktop: DesktopPopups?
-    /// Announces property changes of the Daemon interface (set by the daemon once its object exists).
-    var propertiesChanged: (_ names: [String]) -> Void = { _ in }
+    /// The desktop side of popups (libnotify, or a recording desktop).
+    private let desktop: any PopupDesktop
+    /// Announces property changes of the Daemon interface.
+    private let propertiesChanged: (_ names: [String]) -> Void
 
     init(
-        emitter: SignalEmitter, launcher: LauncherEntryPublisher?, desktop: DesktopPopups?, waiters: SessionWaiters,
-        scheduler: FetchScheduler, waker: FetchWaker?, inhibitor: SleepInhibitor?, clock: any DaemonClock,
-        logger: Logger
+        emitter: SignalEmitter, launcher: LauncherEntryPublisher, desktop: any PopupDesktop, waiters: SessionWaiters,
+        scheduler: FetchScheduler, waker: FetchWaker?, inhibitor: SleepInhibitor?, logger: Logger,
+        propertiesChanged: @escaping (_ names: [String]) -> Void
     ) {
         self.inhibitor = inhibitor
         self.logger = logger
@@ -40,8 +35,7 @@ final class EffectRunner {
         self.waiters = waiters
         self.scheduler = scheduler
         self.waker = waker
-        self.clock = clock
-        desktop?.report = { [unowned self] in popupReported($0) }
+        self.propertiesChanged = propertiesChanged
     }
 
     /// Carries out one effect of a committed batch.
@@ -50,15 +44,14 @@ final class EffectRunner {
         case .badgeChanged(let change):
             emitter.emit(
                 NotifydNames.badgesInterface, "BadgeChanged", [.string(change.app.rawValue), .uint32(change.new)])
-            launcher?.setCount(change.new, for: change.app)
+        case .dock(let dock):
+            launcher.carryOut(dock)
         case .eventRecorded(let recorded):
             let echo = recorded.echo?.payload as? DBusValue
             emitter.emit(
                 NotifydNames.sessionsInterface, "HandleEventsForBackgroundSession",
                 [.string(recorded.session.rawValue), .string(recorded.app.rawValue), .uint64(recorded.handlerID),
                  echo ?? .dictionary(key: .string, value: .variant, [])])
-            if let progress = recorded.appProgress { launcher?.setProgress(progress, for: recorded.app) }
-            decidePopups { $0.eventRecorded(recorded, at: $1) }
         case .sessionCompleted(let item):
             emitter.emit(
                 NotifydNames.sessionsInterface, "SessionCompleted",
@@ -94,51 +87,26 @@ final class EffectRunner {
                 [.uint64(task.id), .string(task.app.rawValue), .string(ending.rawValue)])
         case .inhibitionChanged(let why):
             inhibitor?.want(why)
+        case .desktop(let effect):
+            desktop.carryOut(effect)
+        case .notificationPosted(let posted):
+            announce(posted)
+        case .popupDropped(let draft, let reason) where reason == DesktopPopups.cannotStart:
+            // Said once, as an error, when the desktop side failed to start.
+            logger.debug("cannot post a notification for \(draft.app): \(reason)")
+        case .popupDropped(let draft, let reason):
+            logger.warning("cannot post a notification for \(draft.app): \(reason)")
         }
     }
 
-    // MARK: Popups
-
-    /// The notification server changed (or left): the core decides what
-    /// follows for the popups, and the Daemon interface announces it.
-    func serverChanged(to profile: NotificationServerProfile?) {
-        decidePopups { $0.serverChanged(to: profile, at: $1) }
+    /// The Daemon interface's properties of the notification server changed.
+    func serverPropertiesChanged() {
         propertiesChanged(DaemonService.serverProperties)
     }
 
-    /// The popups' timers: what is due now.
-    func popupsDue() {
-        decidePopups { $0.wake(at: $1) }
-    }
-
-    /// When the popups next need ``popupsDue()``, in elapsed µs.
-    var nextPopupWake: Microseconds? { popups.nextWake }
-
-    private func popupReported(_ report: PopupReport) {
-        switch report {
-        case .posted(let key, let id, let appName): decidePopups { book, _ in book.posted(key, id: id, appName: appName) }
-        case .failed(let key, let message): decidePopups { $0.postFailed(key, message: message, at: $1) }
-        case .soundFinished(let token, let played): decidePopups { book, _ in book.soundFinished(token, played: played) }
-        }
-    }
-
-    /// Asks the popup book (with the elapsed time) and carries out what it
-    /// decided. An embedded daemon has no desktop side, and no popups.
-    private func decidePopups(_ decide: (inout PopupBook, Microseconds) -> [PopupEffect]) {
-        guard let desktop else { return }
-        for effect in decide(&popups, clock.elapsed()) {
-            switch effect {
-            case .announce(let posted):
-                announce(posted)
-            case .dropped(let draft, let reason) where reason == DesktopPopups.cannotStart:
-                // Said once, as an error, when the desktop side failed to start.
-                logger.debug("cannot post a notification for \(draft.app): \(reason)")
-            case .dropped(let draft, let reason):
-                logger.warning("cannot post a notification for \(draft.app): \(reason)")
-            default:
-                desktop.carryOut(effect)
-            }
-        }
+    /// `Inhibiting` changed.
+    func inhibitingChanged() {
+        propertiesChanged(["Inhibiting"])
     }
 
     private func announce(_ posted: PostedPopup) {
@@ -157,6 +125,6 @@ final class EffectRunner {
 
     /// Stops the desktop side of popups (at shutdown).
     func shutDown() {
-        desktop?.shutDown()
+        desktop.shutDown()
     }
 }

@@ -43,7 +43,8 @@ extension Notifyd {
         committer.apply { $0.expireFetches(at: now) }
         tasks.runDue()
         fetchScheduler.runDue(at: now)
-        effects.popupsDue()
+        committer.apply { $0.popupsDue(at: now) }
+        committer.apply { $0.docksDue(at: now) }
     }
 
     /// Deadlines are elapsed time, stored as wall-clock time: when the wall
@@ -58,13 +59,11 @@ extension Notifyd {
     }
 
     /// The one deadline timer follows the earliest of every deadline the
-    /// core knows (handlers, fetches, tasks), the fetch plan, and the
-    /// popups' timers (elapsed time, brought to wall-clock time here); with
-    /// nothing due, no timer is armed at all.
+    /// core knows (handlers, fetches, tasks, popups, docks) and the fetch
+    /// plan; with nothing due, no timer is armed at all.
     func followDeadlines() {
         let now = clock.now()
-        let popups = effects.nextPopupWake.map { now + max(0, $0 - clock.elapsed()) }
-        let next = [committer.current.nextDeadline, fetchScheduler.nextWake(at: now), popups].compactMap { $0 }.min()
+        let next = [committer.current.nextDeadline, fetchScheduler.nextWake(at: now)].compactMap { $0 }.min()
         deadlines.follow(next) { [weak self] in self?.runDue() }
     }
 
@@ -81,6 +80,7 @@ extension Notifyd {
     }
 
     func serverChanged() {
-        effects.serverChanged(to: serverMonitor.server?.profile)
+        committer.apply { $0.notificationServerChanged(to: serverMonitor.server?.profile, at: clock.now()) }
+        effects.serverPropertiesChanged()
     }
 }

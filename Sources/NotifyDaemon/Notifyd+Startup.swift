@@ -4,17 +4,117 @@ import Logging
 import NotifyCore
 import NotifyDesktop
 
-/// The parts of start-up that talk to the system: the sleep lock, the bus name.
+/// The daemon's parts and the steps of start-up that talk to the system.
 extension Notifyd {
+    /// The parts, in the order they start (stopped in reverse):
+    /// - timers: the loop's observers (a clock step taken, then the batch
+    ///   committed and the deadline timer set, before each sleep), the
+    ///   wall clock's steps, Unix signals; stopped last: the fetch
+    ///   conditions' thread and the sleep lock's;
+    /// - desktop: the GLib thread (started on the first popup), stopped
+    ///   once the last batch's popups are out;
+    /// - bus: the object exported, the subscriptions, the notification
+    ///   server and the docks followed; stopped by flushing what is sent;
+    /// - store: the last batch committed at stop (replies and effects go out);
+    /// - callers: caller identification, stopped first, so that no call is
+    ///   admitted during shutdown;
+    /// - name: the bus name taken last, once everything answers, then the
+    ///   state's start-up decisions (badges on docks, overdue handlers,
+    ///   fetches left running).
+    /// The push connection and the transfer engine will each be one more.
+    func makeParts(
+        launcher: LauncherEntryPublisher, glib: LazyDesktop?, inhibitor: SleepInhibitor?, daemonService: DaemonService
+    ) -> [DaemonPart] {
+        [
+            DaemonPart("timers", start: { [unowned self] () throws(StartupError) in try startTimers() },
+                stop: { [fetchScheduler] in
+                    fetchScheduler.stop()
+                    inhibitor?.stop()
+                }),
+            DaemonPart("desktop", stop: { [effects] in
+                effects.shutDown()
+                glib?.shutDown()
+            }),
+            DaemonPart("bus", start: { [unowned self] () throws(StartupError) in try setUpOnBus(launcher: launcher) },
+                stop: { [connection] in if connection.isConnected { connection.flush() } }),
+            DaemonPart("store", stop: { [unowned self] in commit() }),
+            DaemonPart("callers", stop: { [callers] in callers.stop() }),
+            DaemonPart("name", start: { [unowned self] () throws(StartupError) in
+                try requestName()
+                takeStartupDecisions()
+            }),
+        ]
+    }
+
+    private func startTimers() throws(StartupError) {
+        // A step of the wall clock is taken before the batch commits, so it
+        // is stored with it; then the deadline timer follows.
+        loop.addBeforeSleepObserver { [weak self] in self?.takeClockStep() }
+        // The batch is stored, then replies and effects go out (Committer),
+        // then the deadline timer follows the state.
+        loop.addBeforeSleepObserver { [weak self] in
+            guard let self else { return }
+            commit()
+            followDeadlines()
+        }
+        do {
+            if !configuration.embedded {
+                try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [weak self] in self?.shutDown(signal: $0) }
+            }
+            try loop.watchWallClockSet { [weak self] in self?.takeClockStep() }
+        } catch {
+            throw StartupError(.eventLoop, "cannot watch signals and the wall clock: \(error)")
+        }
+    }
+
+    private func setUpOnBus(launcher: LauncherEntryPublisher) throws(StartupError) {
+        do {
+            connection.onDisconnect { [weak self] in self?.busLost() }
+            try connection.export(object)
+            try connection.subscribe(
+                DBusMatchRule(interface: NotifydNames.workerInterface, member: "EventsForBackgroundSession")
+            ) { [weak self] message in self?.workerSignal(message) }
+            // Every name that leaves the bus: its app states end, its identity is forgotten.
+            try connection.subscribe(
+                DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
+            ) { [weak self] message in self?.nameOwnerChanged(message) }
+            if recording == nil { try serverMonitor.start { [weak self] _ in self?.serverChanged() } }
+            try launcher.followDocks(on: connection)
+        } catch {
+            throw StartupError(.busSetUp, "cannot set up on the bus: \(error)")
+        }
+    }
+
+    /// What the state held at start-up brings: every badge shown on docks,
+    /// the handlers whose deadline passed while notifyd was down invoked
+    /// (a thousand per turn of the loop: calls are answered in between),
+    /// fetches left running ended `expired` (SPEC).
+    private func takeStartupDecisions() {
+        committer.apply { $0.showBadgesAtStart() }
+        if let recording { committer.apply { $0.notificationServerChanged(to: recording.server.profile, at: clock.now()) } }
+        let overdue = committer.current.sessions.dueCount(at: clock.now())
+        let pending = committer.current.sessions.pendingCount - overdue
+        let leftRunning = committer.current.fetches.running.count
+        committer.apply { $0.expireFetchesLeftRunning(at: clock.now()) }
+        runDue()
+        logger.info(
+            "notifyd \(NotifydNames.version) ready as \(NotifydNames.busName)",
+            metadata: [
+                "state": "\(committer.directory)", "unique-name": "\(connection.uniqueName ?? "?")",
+                "pending-handlers": "\(pending)", "expired-at-start": "\(overdue)",
+                "fetches-expired-at-start": "\(leftRunning)",
+            ])
+    }
+
     /// The sleep lock's keeper, reporting on the loop whether it holds the
     /// lock (then `Inhibiting` is announced); nil without a bus for it.
     static func makeInhibitor(
-        _ configuration: DaemonConfiguration, loop: EventLoop, status: InhibitionStatus, logger: Logger
+        _ configuration: DaemonConfiguration, loop: EventLoop, service: DaemonService, logger: Logger
     ) -> SleepInhibitor? {
         guard let bus = configuration.sleepLockBus else { return nil }
-        let bound = LoopBound(status, loop: loop)
+        let bound = LoopBound(service, loop: loop)
         do {
-            return try SleepInhibitor(bus: bus, logger: logger) { held in bound.execute { $0.set(held) } }
+            return try SleepInhibitor(bus: bus, logger: logger) { held in bound.execute { $0.inhibitingChanged(to: held) } }
         } catch {
             logger.warning("cannot start the sleep lock's thread (\(error)); tasks run without it")
             return nil
@@ -26,10 +126,10 @@ extension Notifyd {
         do {
             reply = try connection.requestName(NotifydNames.busName)
         } catch {
-            throw StartupError("cannot request \(NotifydNames.busName): \(error)")
+            throw StartupError(.busSetUp, "cannot request \(NotifydNames.busName): \(error)")
         }
         guard reply == .primaryOwner || reply == .alreadyOwner else {
-            throw StartupError(nameTakenMessage())
+            throw StartupError(.nameTaken, nameTakenMessage())
         }
     }
 
@@ -44,12 +144,6 @@ extension Notifyd {
             + "e.g. `systemctl --user stop notifyd` or `kill \(pid)`"
     }
 
-}
-
-/// Why notifyd could not start, for the person starting it.
-public struct StartupError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Reads facts about other processes from /proc.

@@ -9,15 +9,16 @@ import NotifyStore
 /// and every service; start-up registers the object before it requests
 /// the bus name, and shutdown leaves nothing uncommitted.
 ///
-/// The parts, built once in ``init(configuration:logger:clock:)``, with
-/// arrows that run one way: the interfaces own their services; a service
-/// decodes and authorizes a call and applies the core's decision
-/// (`NotifydState`'s operations) through the ``Committer``; after each
-/// commit the ``EffectRunner`` carries the effects out (signals, docks,
-/// popups as the core's ``NotifyCore/PopupBook`` decides them, through the
-/// ``DesktopPopups`` adapter, waiting calls). A click comes back from the
-/// desktop to the app service as an input like any other. One timer
-/// follows every deadline (``followDeadlines()``).
+/// Built once, in ``init(configuration:logger:clock:)``, with arrows that
+/// run one way and nothing wired afterwards: the interfaces own their
+/// services; a service decodes and authorizes a call and applies the
+/// core's decision (`NotifydState`'s operations) through the
+/// ``Committer``; after each commit the ``EffectRunner`` carries the
+/// effects out (signals, the docks' slots, the desktop's popups, waiting
+/// calls). What the desktop reports comes back to the core as inputs
+/// (``DesktopInputs``). One timer follows every deadline
+/// (``followDeadlines()``). The parts with a life of their own are one
+/// group (``DaemonParts``), started in order and stopped in reverse.
 public final class Notifyd {
     let configuration: DaemonConfiguration
     let logger: Logger
@@ -25,28 +26,27 @@ public final class Notifyd {
     let loop: EventLoop
     let connection: DBusConnection
     let committer: Committer
-    let launcher: LauncherEntryPublisher
     let serverMonitor: NotificationServerMonitor
     let callers: CallerCheck
-    let apps: AppService
     let effects: EffectRunner
-    /// The GLib side, started on first use (nil when embedded).
-    let desktop: LazyDesktop?
     let sessions: SessionService
+    let tasks: TaskService
+    let apps: AppService
     let deadlines: DeadlineTimer
     let fetchScheduler: FetchScheduler
-    let tasks: TaskService
-    /// The sleep lock for running tasks (none without a bus for it).
-    let inhibitor: SleepInhibitor?
-    /// Whether the lock is held now (Daemon.Inhibiting), set on the loop.
-    let inhibition: InhibitionStatus
     let object: DBusObject
+    /// An embedded daemon's desktop (nil otherwise).
+    let recording: RecordingDesktop?
+    /// What the desktop reports, handed to the core.
+    let inputs: DesktopInputs
+    /// The parts with a life of their own, in the order they start.
+    private(set) var parts: DaemonParts!
 
     /// Opens the state, connects to the bus, exports the object and takes
     /// the bus name. `clock` is where the daemon reads the time and arms
     /// its deadlines (a test harness passes one it moves by hand).
     ///
-    /// - Throws: ``StartupError`` with a message for the person starting it.
+    /// - Throws: ``StartupError`` with a code, and a message for the person starting it.
     public init(
         configuration: DaemonConfiguration, logger: Logger, clock: any DaemonClock = SystemClock()
     ) throws(StartupError) {
@@ -59,65 +59,76 @@ public final class Notifyd {
         do {
             loop = try EventLoop()
         } catch {
-            throw StartupError("cannot create the event loop: \(error.message)")
+            throw StartupError(.eventLoop, "cannot create the event loop: \(error.message)")
         }
         do {
-            committer = try Committer(store: StateStore(directory: configuration.stateDirectory), logger: logger)
+            committer = try Committer(
+                store: StateStore(directory: configuration.stateDirectory), dockSlots: configuration.launcherEntryLimit,
+                logger: logger)
         } catch {
-            throw StartupError("cannot open the state in \(configuration.stateDirectory): \(error)")
+            throw StartupError(
+                .state, "cannot open the state in \(configuration.stateDirectory): \(error); "
+                    + "check that the directory is writable and the disk not full, or choose another with --state-dir")
         }
         do {
             connection = try DBusConnection.connect(to: configuration.bus, private: true, logger: logger)
             try connection.attach(to: loop)
         } catch {
             throw StartupError(
-                "cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
+                .bus, "cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set? "
+                    + "scripts/run-notifyd starts a private bus when there is none")
         }
         if !configuration.embedded, case .address(let address) = configuration.bus {
             setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)  // libnotify's own connection goes to the same bus
         }
-        launcher = LauncherEntryPublisher(
-            bus: configuration.bus, loop: loop, logger: logger, connectionLimit: configuration.launcherEntryLimit)
+        let ownName = connection.uniqueName ?? NotifydNames.busName
+        let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
+        let inputs = DesktopInputs(committer: committer, clock: clock, ownName: ownName, logger: logger)
+        self.inputs = inputs
+        let launcher = LauncherEntryPublisher(bus: configuration.bus, loop: loop, logger: logger, report: inputs.slotReported)
         serverMonitor = NotificationServerMonitor(connection: connection, loop: loop, logger: logger)
         do {
             callers = try CallerCheck(bus: configuration.bus, loop: loop, clock: clock, logger: logger)
         } catch {
-            throw StartupError("cannot start identifying bus connections: \(error.message)")
+            throw StartupError(.callerIdentification, "cannot start identifying bus connections: \(error.message)")
         }
-        let emitter = SignalEmitter(connection: connection, path: NotifydNames.objectPath)
         let waiters = SessionWaiters()
-        inhibition = InhibitionStatus()
-        apps = AppService(
-            committer: committer, callers: callers, clock: clock,
-            ownName: connection.uniqueName ?? NotifydNames.busName)
-        // The GLib side (libnotify, GIO), started on first use; none when embedded.
-        let desktop = configuration.embedded ? nil : LazyDesktop(logger: logger)
-        let popups = desktop.map { [connection, launcher, serverMonitor, apps, loop] desktop in
-            DesktopPopups(
-                desktop: desktop, server: serverMonitor, actions: NotificationActions(apps: apps, logger: logger),
+        // The GLib side (libnotify, GIO), started on first use; an embedded
+        // daemon records what it would post instead.
+        let recording = configuration.embedded ? (configuration.recordingDesktop ?? RecordingDesktop()) : nil
+        self.recording = recording
+        let glib = recording == nil ? LazyDesktop(logger: logger) : nil
+        let popups: any PopupDesktop
+        if let recording, glib == nil {
+            recording.attach(loop: loop, report: inputs.desktopReported)
+            popups = recording
+        } else {
+            popups = DesktopPopups(
+                desktop: glib!, server: serverMonitor,
                 jobs: PlasmaJobViews(connection: connection, logger: logger) { [launcher] in launcher.republishAll() },
-                loop: loop, logger: logger)
+                loop: loop, logger: logger, report: inputs.desktopReported)
         }
+        let daemonService = DaemonService(
+            committer: committer, server: { [serverMonitor] in recording?.server ?? serverMonitor.server }, emitter: emitter)
         fetchScheduler = FetchScheduler(
             committer: committer,
             planner: FetchPlanner(floor: configuration.fetchMinimum, timeZone: configuration.timeZone),
             loop: loop, clock: clock, followsSystem: !configuration.embedded, logger: logger)
-        inhibitor = Self.makeInhibitor(configuration, loop: loop, status: inhibition, logger: logger)
-        effects = EffectRunner(
-            emitter: emitter, launcher: launcher, desktop: popups, waiters: waiters, scheduler: fetchScheduler,
-            waker: FetchWaker(connection: connection, desktop: desktop, loop: loop, logger: logger),
-            inhibitor: inhibitor, clock: clock, logger: logger)
-        self.desktop = desktop
+        let inhibitor = Self.makeInhibitor(configuration, loop: loop, service: daemonService, logger: logger)
+        apps = AppService(committer: committer, callers: callers, clock: clock, ownName: ownName)
         tasks = TaskService(committer: committer, callers: callers, clock: clock, seconds: configuration.taskSeconds)
         sessions = SessionService(committer: committer, waiters: waiters, callers: callers, clock: clock, logger: logger)
         deadlines = DeadlineTimer(loop: loop, clock: clock)
+        effects = EffectRunner(
+            emitter: emitter, launcher: launcher, desktop: popups, waiters: waiters, scheduler: fetchScheduler,
+            waker: FetchWaker(connection: connection, desktop: glib, loop: loop, logger: logger),
+            inhibitor: inhibitor, logger: logger, propertiesChanged: daemonService.announce)
         // The object owns the interfaces, which own their services.
         let interfaces = [
             BadgeService.interface(BadgeService(committer: committer, callers: callers)), AppService.interface(apps),
             SessionService.interface(sessions),
             FetchService.interface(FetchService(committer: committer, callers: callers, clock: clock, scheduler: fetchScheduler)),
-            TaskService.interface(tasks),
-            DaemonService.interface(DaemonService(committer: committer, server: serverMonitor, inhibition: inhibition)),
+            TaskService.interface(tasks), DaemonService.interface(daemonService),
         ]
         object = DBusObject(
             path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) },
@@ -126,78 +137,15 @@ public final class Notifyd {
             answerPropertyRead: { [committer, callers] call, read in
                 try callers.admit(call) { call in committer.respond(call, try read()) }
             })
-        // Weakly: the object owns the Daemon interface, whose inhibition
-        // status reports to the effect runner.
-        effects.propertiesChanged = { [weak connection, weak object, logger] names in
-            guard let connection, let object else { return }
-            do {
-                try connection.emitPropertiesChanged(of: object, interface: NotifydNames.daemonInterface, names: names)
-            } catch {
-                logger.warning("cannot announce the change of \(names.joined(separator: ", ")): \(error)")
-            }
-        }
-        inhibition.onChange = { [weak effects] in effects?.propertiesChanged(["Inhibiting"]) }
+        parts = DaemonParts(
+            makeParts(launcher: launcher, glib: glib, inhibitor: inhibitor, daemonService: daemonService), logger: logger)
         do {
-            try start()
+            try parts.start()
         } catch {
-            // As at the end of run(): no thread may post to the loop, and
-            // nothing posted may keep it alive.
-            callers.stop()
-            fetchScheduler.stop()
-            inhibitor?.stop()
+            // No thread may post to the loop now, and nothing posted may keep it alive.
             loop.discardPostedWork()
             throw error
         }
-    }
-
-    private func start() throws(StartupError) {
-        // A step of the wall clock is taken before the batch commits, so it
-        // is stored with it; then the deadline timer follows.
-        loop.addBeforeSleepObserver { [weak self] in self?.takeClockStep() }
-        // The batch is stored, then replies and effects go out (Committer),
-        // then the deadline timer follows the state.
-        loop.addBeforeSleepObserver { [weak self] in
-            guard let self else { return }
-            commit()
-            followDeadlines()
-        }
-        do {
-            if !configuration.embedded {
-                try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [weak self] in self?.shutDown(signal: $0) }
-            }
-            try loop.watchWallClockSet { [weak self] in self?.takeClockStep() }
-            connection.onDisconnect { [weak self] in self?.busLost() }
-            try connection.export(object)
-            try connection.subscribe(
-                DBusMatchRule(interface: NotifydNames.workerInterface, member: "EventsForBackgroundSession")
-            ) { [weak self] message in self?.workerSignal(message) }
-            // Every name that leaves the bus: its app states end, its identity is forgotten.
-            try connection.subscribe(
-                DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
-            ) { [weak self] message in self?.nameOwnerChanged(message) }
-            try serverMonitor.start { [weak self] _ in self?.serverChanged() }
-            try launcher.followDocks(on: connection)
-        } catch {
-            throw StartupError("cannot set up on the bus: \(error)")
-        }
-        try requestName()
-        for (app, count) in committer.current.badges.nonZero { launcher.setCount(count, for: app) }
-        // Handlers whose deadline passed while notifyd was down are invoked
-        // now, a thousand per turn of the loop (calls are answered in between):
-        // the ready line counts them apart from those left pending.
-        let overdue = committer.current.sessions.dueCount(at: clock.now())
-        let pending = committer.current.sessions.pendingCount - overdue
-        // Fetches that ran when notifyd stopped end `expired` (SPEC).
-        let leftRunning = committer.current.fetches.running.count
-        committer.apply { $0.expireFetchesLeftRunning(at: clock.now()) }
-        runDue()
-        logger.info(
-            "notifyd \(NotifydNames.version) ready as \(NotifydNames.busName)",
-            metadata: [
-                "state": "\(committer.directory)", "unique-name": "\(connection.uniqueName ?? "?")",
-                "pending-handlers": "\(pending)", "expired-at-start": "\(overdue)",
-                "fetches-expired-at-start": "\(leftRunning)",
-            ])
     }
 
     /// Runs until SIGTERM, SIGINT, SIGHUP or the loss of the bus; returns
@@ -209,13 +157,7 @@ public final class Notifyd {
             logger.critical("the event loop failed, shutting down: \(failure.message)")
             exitStatus = 1
         }
-        callers.stop()
-        commit()
-        if connection.isConnected { connection.flush() }
-        effects.shutDown()
-        desktop?.shutDown()
-        fetchScheduler.stop()
-        inhibitor?.stop()
+        parts.stop()
         // The other threads have ended: what they posted too late would
         // keep the loop, and the state it holds, alive in a cycle.
         loop.discardPostedWork()

@@ -12,6 +12,11 @@ public struct LauncherEntry: Hashable, Sendable {
         self.progress = progress
     }
 
+    /// The entry the core decided (``NotifyCore/DockEntry``), as it is sent.
+    public init(_ entry: DockEntry) {
+        self.init(count: entry.count, progress: entry.progress)
+    }
+
     /// Whether docks show anything for the app.
     public var isVisible: Bool { count > 0 || progress != nil }
 

@@ -8,7 +8,6 @@ import NotifyCore
 final class LauncherEntrySlot {
     let app: AppID
     private let logger: Logger
-    private let currentEntry: (AppID) -> LauncherEntry
     private var connection: DBusConnection?
     private var isClosed = false
     /// What the connection sent last (nil before its first send).
@@ -20,12 +19,13 @@ final class LauncherEntrySlot {
     private var closesWhenSent = false
     static let pendingLimit = 8
 
-    /// - Parameter currentEntry: the app's entry now, for `Query()`.
-    init(app: AppID, logger: Logger, currentEntry: @escaping (AppID) -> LauncherEntry) {
+    init(app: AppID, logger: Logger) {
         self.app = app
         self.logger = logger
-        self.currentEntry = currentEntry
     }
+
+    /// The app's entry now: the newest waiting to be sent, else the last sent (for `Query()`).
+    var latest: LauncherEntry { pending.last ?? sent ?? LauncherEntry() }
 
     /// Opens the connection without blocking; `completion` gets nil once it
     /// is open and registered, else the error (also when opening threw).
@@ -112,7 +112,7 @@ final class LauncherEntrySlot {
                 DBusMethod("Query", outputs: [DBusArgument("app_uri", .string), DBusArgument("properties", entryType)]) {
                     [weak self] _ in
                     guard let self else { return .reply([.string(""), LauncherEntry().properties]) }
-                    return .reply([.string(LauncherEntry.appURI(self.app)), self.currentEntry(self.app).properties])
+                    return .reply([.string(LauncherEntry.appURI(self.app)), self.latest.properties])
                 }
             ],
             signals: [

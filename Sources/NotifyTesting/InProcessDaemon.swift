@@ -11,8 +11,9 @@ import Synchronization
 /// service): daemon-level behaviour is tested without a process to start,
 /// with barriers (``sync()``, ``waitForLog(_:seconds:)``) instead of sleeps.
 ///
-/// It runs embedded (``NotifyDaemon/DaemonConfiguration/embedded``): no
-/// popups or sounds, no signal handling, the process environment untouched.
+/// It runs embedded (``NotifyDaemon/DaemonConfiguration/embedded``): its
+/// popups and sounds go to ``desktop`` (no GLib, no notification server),
+/// no signal handling, the process environment untouched.
 public final class InProcessDaemon: @unchecked Sendable {
     // Unchecked: `stopDaemon` and `thread` are set before init returns and
     // only used by stop(), which the test calls from one thread.
@@ -25,6 +26,8 @@ public final class InProcessDaemon: @unchecked Sendable {
     public let stateDirectory: URL
     /// A client connection of the test, on the same bus.
     public let client: DBusConnection
+    /// Where the daemon's popups go: what the core decided to post, and clicks.
+    public let desktop: RecordingDesktop
     private let log = LogLines()
     private var stopDaemon: (@Sendable () -> Void)?
     private var thread: PosixThread?
@@ -48,7 +51,10 @@ public final class InProcessDaemon: @unchecked Sendable {
             stateDirectory: self.stateDirectory.path, bus: .address(self.bus.address), timeZone: .utc)
         configuration.embedded = true
         configuration.sleepLockBus = nil
+        configuration.recordingDesktop = RecordingDesktop()
         configure(&configuration)
+        desktop = configuration.recordingDesktop ?? RecordingDesktop()
+        configuration.recordingDesktop = desktop
         client = try DBusConnection.connect(to: .address(self.bus.address))
         // The daemon is made, run and released on its own thread, as its
         // bus connection must be; the start-up's outcome comes back here.

@@ -27,9 +27,14 @@ struct DaemonOptions: Equatable {
         let message: String
     }
 
+    /// The synopsis: every option, as `--help` and a usage error print it.
+    static let usage = """
+        notifyd [--state-dir <dir>] [--address <address>] [--launcher-entries <n>] [--fetch-minimum <s>]
+                       [--task-seconds <s>] [--verbose | --quiet]
+        """
+
     static let help = """
-        USAGE: notifyd [--state-dir <dir>] [--address <address>] [--launcher-entries <n>] [--fetch-minimum <s>]
-                      [--task-seconds <s>] [--verbose | --quiet]
+        USAGE: \(usage)
 
         Background completion, notifications and badges for the Linux desktop, on the session bus.
 

@@ -12,8 +12,7 @@ enum NotifydMain {
         do {
             options = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
         } catch {
-            let text = "notifyd: \(error.message)\nUsage: notifyd [--state-dir <dir>] [--address <address>] "
-                + "[--launcher-entries <n>] [--verbose | --quiet]\nSee 'notifyd --help'.\n"
+            let text = "notifyd: \(error.message)\nUsage: \(DaemonOptions.usage)\nSee 'notifyd --help'.\n"
             _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
             exit(2)
         }
@@ -44,7 +43,7 @@ enum NotifydMain {
         do {
             return try Notifyd(configuration: configuration, logger: logger).run()
         } catch {
-            logger.critical("\(error.description)")
+            logger.critical("\(error.message)", metadata: ["code": "\(error.code)"])
             return 1
         }
     }

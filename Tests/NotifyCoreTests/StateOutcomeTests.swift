@@ -18,7 +18,9 @@ import Testing
         let recorded = RecordedWorkerEvent(
             event: WorkerEvent(badge: 2), session: session, app: app, handlerID: try #require(result.recorded.handler).id,
             sessionProgress: nil, appProgress: nil)
-        #expect(result.outcome.effects == [.badgeChanged(badge), .eventRecorded(recorded)])
+        // Then its popup: with no server known yet, it waits and one is started.
+        #expect(result.outcome.effects == [.badgeChanged(badge), .eventRecorded(recorded), .desktop(.startServer)])
+        #expect(state.popups.waitingCount(of: app) == 1)
     }
 
     @Test func aProgressEventStoresNoHandlerAndShowsProgress() throws {

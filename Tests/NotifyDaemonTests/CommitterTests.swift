@@ -88,12 +88,21 @@ import Testing
             }
             #expect(store.walFileSize <= StateStore.walBytes(frames: store.walCheckpointFrames + 16, pageSize: 4096))
             #expect(!capture.lines.contains { $0.contains("cannot") }, "\(capture.lines)")
-            // Each commit carried out its event's effects, in order: the badge, then the event.
-            #expect(effects.carried.count == 600)
-            guard case .badgeChanged = effects.carried[0], case .eventRecorded = effects.carried[1] else {
-                Issue.record("unexpected order: \(effects.carried.prefix(2))")
+            // Each commit carried out its event's effects, in order: the
+            // badge, the event, its popup (waiting for a server: the first
+            // asks D-Bus to start one), and the dock's count once per batch
+            // (shown the first time, then sent).
+            let first = Array(effects.carried.prefix(4))
+            #expect(first == [
+                .badgeChanged(BadgeChange(app: try AppID("org.example.App"), old: 0, new: 1)), first[1],
+                .desktop(.startServer), .dock(.show(try AppID("org.example.App"), DockEntry(count: 1))),
+            ], "\(first)")
+            guard case .eventRecorded = first[1] else {
+                Issue.record("unexpected order: \(first)")
                 return
             }
+            #expect(effects.carried.filter { if case .eventRecorded = $0 { true } else { false } }.count == 300)
+            #expect(effects.carried.filter { if case .dock(.send(_, let entry)) = $0 { entry.count > 0 } else { false } }.count == 299)
         }
     }
 }

@@ -39,7 +39,7 @@ public struct MergedSummary: Sendable, Hashable {
 /// its business. A burst lasts while the app's events keep arriving less
 /// than ``window`` apart; the first event after a longer gap starts afresh.
 /// State is kept only for apps seen within the last ``window``.
-public struct FloodGate: Sendable {
+public struct FloodGate: Sendable, Hashable {
     /// How close together events must be to count as a flood.
     public static let window: Microseconds = 2_000_000
     /// Popups an app may post within ``window`` before the rest are merged.
@@ -91,20 +91,20 @@ public struct FloodGate: Sendable {
 }
 
 /// The recent popups of one app, and its burst when it is flooding.
-private struct AppFlood {
+private struct AppFlood: Hashable {
     /// Single popups within the window, oldest first; at most three.
     var recent: [RecentPopup] = []
     var lastEvent: Microseconds
     var burst: Burst?
 }
 
-private struct RecentPopup {
+private struct RecentPopup: Hashable {
     var at: Microseconds
     var kind: EventKind
     var title: String?
 }
 
-private struct Burst {
+private struct Burst: Hashable {
     let id: UInt64
     /// Every event of the burst, the single popups before the merging included.
     var events: Int

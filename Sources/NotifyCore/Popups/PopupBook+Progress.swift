@@ -6,7 +6,7 @@
 /// ``NotificationServerProfile/drawsProgress``); on KDE Plasma the session
 /// is a job of Plasma's own instead, as KDE's downloads are; others show
 /// progress on the dock through the LauncherEntry only.
-struct ProgressPopups: Sendable {
+struct ProgressPopups: Sendable, Hashable {
     var throttle = ProgressThrottle()
     /// The newest progress of each session in progress.
     var latest: [SessionID: Latest] = [:]
@@ -17,7 +17,7 @@ struct ProgressPopups: Sendable {
     /// Sessions shown as desktop jobs rather than popups.
     var asJobs: Set<SessionID> = []
 
-    struct Latest: Sendable {
+    struct Latest: Sendable, Hashable {
         var app: AppID
         var event: WorkerEvent
         var fraction: Double
@@ -104,13 +104,23 @@ extension PopupBook {
 /// ``PopupBook/summaryInterval`` per summary, the latest text winning, so
 /// that a flood of thousands of events costs the server a handful of
 /// calls while badges and handlers still count every event.
-struct SummaryPopups: Sendable {
+struct SummaryPopups: Sendable, Hashable {
     /// When each summary was last posted.
     var lastPosted: [PopupKey: Microseconds] = [:]
     /// The newest text of each summary held back, and when it is due.
     var held: [PopupKey: (draft: PopupDraft, due: Microseconds)] = [:]
 
     var nextDue: Microseconds? { held.values.map(\.due).min() }
+
+    // Hashable by hand: a tuple is neither Equatable nor Hashable.
+    private var heldPairs: [PopupKey: [AnyHashable]] { held.mapValues { [AnyHashable($0.draft), AnyHashable($0.due)] } }
+    static func == (left: Self, right: Self) -> Bool {
+        left.lastPosted == right.lastPosted && left.heldPairs == right.heldPairs
+    }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(lastPosted)
+        hasher.combine(heldPairs)
+    }
 
     /// Offers an update: returned when it is to be posted now, else held.
     /// With `settleFirst` (a server that loses popups replaced while

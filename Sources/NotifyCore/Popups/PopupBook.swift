@@ -9,7 +9,7 @@
 /// time), changes the book and returns the ``PopupEffect``s to carry out,
 /// in order. Its timers are ``nextWake``: the daemon calls ``wake(at:)``
 /// then. It knows the server only through ``serverChanged(to:at:)``.
-public struct PopupBook: Sendable {
+public struct PopupBook: Sendable, Hashable {
     /// Popups kept per app while no server is on the bus.
     public static let queuedPerApp = 100
     /// The least time between two updates of a flood's summary.
@@ -208,7 +208,7 @@ public struct PopupBook: Sendable {
 }
 
 /// A popup on its way, and what is known of it so far.
-private struct InFlightPopup: Sendable {
+private struct InFlightPopup: Sendable, Hashable {
     var draft: PopupDraft
     /// How its sound goes, decided on the first attempt to send it.
     var route: SoundRoute?

@@ -77,6 +77,13 @@ public struct PostedPopup: Sendable, Hashable {
     public var appName: String
     /// `server`, `canberra`, `none` or `failed`.
     public var soundBackend: String
+
+    public init(draft: PopupDraft, notificationID: UInt32, appName: String, soundBackend: String) {
+        self.draft = draft
+        self.notificationID = notificationID
+        self.appName = appName
+        self.soundBackend = soundBackend
+    }
 }
 
 /// What the popup book decided must happen on the desktop; the daemon's
@@ -87,25 +94,26 @@ public enum PopupEffect: Sendable, Hashable {
     /// Sends `draft` to the server `profile` describes, with the sound
     /// hint of `route`, creating the popup or replacing the one of its key.
     case post(PopupToken, PopupDraft, route: SoundRoute, profile: NotificationServerProfile)
-    /// Plays `sound` with libcanberra; the outcome comes back to
-    /// ``PopupBook/soundFinished(_:played:)``.
-    case playSound(PopupToken, SoundRequest)
-    /// Closes the popup of `key`.
-    case close(PopupKey)
-    /// No server is on the bus and popups wait: asks D-Bus to start one.
-    case startServer
-    /// Shows a session's progress as a job of the desktop's own (KDE
-    /// Plasma's job views) instead of a popup.
-    case updateJob(JobProgress)
-    /// Ends the session's job.
-    case endJob(session: SessionID, failed: Bool)
-    /// A new server: the job views of the old one are gone.
-    case forgetJobs
     /// `NotificationPosted`.
     case announce(PostedPopup)
     /// The server refused the popup for another reason than having gone:
     /// it is dropped (logged with `reason`).
     case dropped(PopupDraft, reason: String)
+    /// What the desktop carries out as it is: a sound, a close, a server
+    /// started on demand, a job (the outcome of a sound comes back to
+    /// ``PopupBook/soundFinished(_:played:)``).
+    case desktop(DesktopEffect)
+
+    public static func playSound(_ token: PopupToken, _ sound: SoundRequest) -> PopupEffect {
+        .desktop(.playSound(token, sound))
+    }
+    public static func close(_ key: PopupKey) -> PopupEffect { .desktop(.close(key)) }
+    public static var startServer: PopupEffect { .desktop(.startServer) }
+    public static func updateJob(_ job: JobProgress) -> PopupEffect { .desktop(.updateJob(job)) }
+    public static func endJob(session: SessionID, failed: Bool) -> PopupEffect {
+        .desktop(.endJob(session: session, failed: failed))
+    }
+    public static var forgetJobs: PopupEffect { .desktop(.forgetJobs) }
 }
 
 /// A session's progress as a desktop job shows it.

@@ -16,7 +16,7 @@ public enum ProgressUpdateTiming: Sendable, Hashable {
 ///
 /// State is kept for sessions shown within the last ``interval`` or with an
 /// update pending; ``end(session:)`` forgets a session at once.
-public struct ProgressThrottle: Sendable {
+public struct ProgressThrottle: Sendable, Hashable {
     /// The least time between two updates of one session's notification.
     public static let interval: Microseconds = 500_000
 
@@ -75,7 +75,7 @@ public struct ProgressThrottle: Sendable {
     public var trackedSessionCount: Int { sessions.count }
 }
 
-private struct Shown {
+private struct Shown: Hashable {
     /// When the notification was last updated.
     var at: Microseconds
     /// When the pending value is due, if one is pending.

@@ -128,7 +128,7 @@ import Testing
         #expect(effects == [.updateJob(JobProgress(session: try! SessionID("s"), app: app, title: "a.bin", percent: 50, bytesWritten: 50, bytesExpected: 100))])
         _ = book.eventRecorded(recorded(WorkerEvent(kind: .progress, title: "a.bin", bytesWritten: 90, bytesExpected: 100), progress: 0.9), at: 100 * Self.ms)
         let end = book.eventRecorded(recorded(WorkerEvent(kind: .failed, title: "a.bin", error: "Disk full"), handler: 2), at: 200 * Self.ms)
-        guard end.count >= 2, case .updateJob(let last) = end[0] else {
+        guard end.count >= 2, case .desktop(.updateJob(let last)) = end[0] else {
             Issue.record("the held value first: \(end)")
             return
         }
@@ -187,7 +187,7 @@ import Testing
     @Test func aServerThatPlaysSoundsGetsTheHintAndNotifydPlaysNothing() {
         var book = book(Self.withSound)
         let effects = book.eventRecorded(recorded(WorkerEvent(title: "a")), at: 0)
-        #expect(!effects.contains { if case .playSound = $0 { true } else { false } })
+        #expect(!effects.contains { if case .desktop(.playSound) = $0 { true } else { false } })
         guard case .post(_, let draft, let route, _)? = effects.first else {
             Issue.record("\(effects)")
             return
@@ -208,6 +208,6 @@ import Testing
         #expect(book.postFailed(key, message: "NameHasNoOwner", at: 1) == [.startServer])
         let again = book.serverChanged(to: Self.dunst, at: 2)
         #expect(Self.posts(again).map(\.key) == [key])
-        #expect(!again.contains { if case .playSound = $0 { true } else { false } }, "its sound was played the first time")
+        #expect(!again.contains { if case .desktop(.playSound) = $0 { true } else { false } }, "its sound was played the first time")
     }
 }
