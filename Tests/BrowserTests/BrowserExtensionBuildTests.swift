@@ -16,7 +16,7 @@ import NotifyTesting
         let (firefox, firefoxDirectory) = try built(.firefox)
         for manifest in [chromium, firefox] {
             #expect(manifest["manifest_version"] as? Int == 3)
-            #expect(manifest["permissions"] as? [String] == ["downloads", "nativeMessaging"])
+            #expect(manifest["permissions"] as? [String] == ["downloads", "nativeMessaging", "storage"])
             #expect(manifest["name"] as? String == "notifyd downloads")
         }
         #expect((chromium["background"] as? [String: Any])?.keys.sorted() == ["service_worker"])

@@ -16,8 +16,14 @@ let port = null;
 // The downloads being followed: id -> the last item seen.
 const followed = new Map();
 // The downloads whose end was reported (the poll and onChanged may both
-// see it): each end is sent once.
+// see it): each end is sent once. Kept in the extension's storage too
+// (the newest REMEMBERED), so that after a restart the catch-up reports
+// what ended while the extension was not running, and nothing twice.
 const ended = new Set();
+const REMEMBERED = 1000;
+// How far back the catch-up looks for downloads that ended unreported.
+const CATCH_UP_MS = 10 * 60 * 1000;
+let remembered = null;
 let pollTimer = null;
 let focusTimer = null;
 
@@ -111,11 +117,44 @@ async function refresh(id) {
     if (item.state === "interrupted" && !item.paused) return; // no reason yet: wait for it
   } else {
     followed.delete(id);
-    if (ended.has(id)) return;
-    ended.add(id);
-    if (ended.size > 1000) ended.delete(ended.values().next().value);
+    if (!(await markEnded(item))) return;
   }
   report(item);
+}
+
+// A download is known by its start and its ID (IDs alone restart with
+// Firefox), as the host names its session.
+function endKey(item) {
+  return `${item.startTime}|${item.id}`;
+}
+
+async function rememberedEnds() {
+  if (remembered) return remembered;
+  try {
+    const stored = await api.storage.local.get("ended");
+    remembered = Array.isArray(stored.ended) ? stored.ended : [];
+  } catch (error) {
+    remembered = [];
+  }
+  return remembered;
+}
+
+// Records that the end of `item` is reported; false when it was already.
+async function markEnded(item) {
+  const key = endKey(item);
+  if (ended.has(key)) return false;
+  const keys = await rememberedEnds();
+  if (ended.has(key) || keys.includes(key)) return false;
+  ended.add(key);
+  if (ended.size > REMEMBERED) ended.delete(ended.values().next().value);
+  keys.push(key);
+  if (keys.length > REMEMBERED) keys.splice(0, keys.length - REMEMBERED);
+  try {
+    await api.storage.local.set({ ended: keys });
+  } catch (error) {
+    // Reported all the same; only a restart could report it again.
+  }
+  return true;
 }
 
 // `onChanged` carries no `bytesReceived`: while something runs, ask the
@@ -129,16 +168,21 @@ function schedulePoll() {
   }, POLL_MS);
 }
 
-// At start (and when the host comes back): what runs now. A download
-// opened with the browser begins before this script listens.
+// At start (and when the host comes back): what runs now, and what ended
+// in the last minutes without being reported. A download opened with the
+// browser begins before this script listens, and a short one can end
+// before the browser starts the script at all.
 async function catchUp() {
-  let running = [];
+  let recent = [];
   try {
-    running = await api.downloads.search({ state: "in_progress" });
+    const since = new Date(Date.now() - CATCH_UP_MS).toISOString();
+    recent = await api.downloads.search({ startedAfter: since });
   } catch (error) {
     return;
   }
-  for (const item of running) followed.set(item.id, item);
+  for (const item of recent) {
+    if (item.state === "in_progress" || !ended.has(endKey(item))) followed.set(item.id, item);
+  }
   await Promise.all([...followed.keys()].map(refresh));
   schedulePoll();
 }
