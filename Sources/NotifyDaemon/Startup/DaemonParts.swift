@@ -23,7 +23,8 @@ struct DaemonPart {
 /// The shape of swift-service-lifecycle's `ServiceGroup`, written small:
 /// notifyd's one thread blocks in its own event loop, and a `ServiceGroup`
 /// would bring Swift's concurrency runtime and its threads to a daemon
-/// that has no other use for them (docs/ARCHITECTURE.md gives the figures).
+/// that has no other use for them, and with them a wake-up every second
+/// while idle (docs/ARCHITECTURE.md gives the figures).
 final class DaemonParts {
     private let parts: [DaemonPart]
     private let logger: Logger
