@@ -15,8 +15,11 @@ struct MemberCoverage: Sendable {
 
     private(set) var counts: [Contract.Member: Count] = [:]
 
-    mutating func add(_ testCase: FuzzCase) {
-        for (member, wellFormed) in Self.members(of: testCase) {
+    mutating func add(_ testCase: FuzzCase) { add(Self.members(of: testCase)) }
+
+    /// Counts what ``members(of:)`` found for one case.
+    mutating func add(_ reached: [(Contract.Member, Bool)]) {
+        for (member, wellFormed) in reached {
             counts[member, default: Count()].cases += 1
             if wellFormed { counts[member, default: Count()].wellFormed += 1 }
         }

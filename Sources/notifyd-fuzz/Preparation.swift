@@ -54,13 +54,20 @@ enum Preparation {
     /// begun and ended: not stored, so done on every run.
     private static func prepareFetchAndTask(_ call: (String, String, [DBusValue]) throws -> [DBusValue]) throws {
         let app = DBusValue.string(Legit.fetchApp)
-        _ = try call(Contract.fetch, "SetFetchInterval", [app, .uint32(Legit.fetchInterval)])
+        // The switch first: with an interval and the switch on, the scheduler would start a fetch at once.
         _ = try call(Contract.fetch, "SetFetchEnabled", [app, .boolean(false)])
+        _ = try call(Contract.fetch, "SetFetchInterval", [app, .uint32(Legit.fetchInterval)])
         if case .array(_, let history)? = try call(Contract.fetch, "GetFetchHistory", [app]).first, history.isEmpty {
-            guard case .uint64(let fetch)? = try call(Contract.fetch, "FetchNow", [app]).first else {
-                throw FuzzFailure("FetchNow of \(Legit.fetchApp) answered no fetch ID")
+            // One an interrupted preparation left running, or a new one.
+            var running: UInt64 = 0
+            if case .dictionary(_, _, let schedule)? = try call(Contract.fetch, "GetFetchSchedule", [app]).first,
+                case .variant(.uint64(let id))? = schedule.first(where: { $0.key == .string("running") })?.value
+            {
+                running = id
             }
-            _ = try call(Contract.fetch, "CompleteFetch", [.uint64(fetch), .string("no-data")])
+            if running == 0, case .uint64(let id)? = try call(Contract.fetch, "FetchNow", [app]).first { running = id }
+            guard running != 0 else { throw FuzzFailure("FetchNow of \(Legit.fetchApp) answered no fetch ID") }
+            _ = try call(Contract.fetch, "CompleteFetch", [.uint64(running), .string("no-data")])
         }
         let began = try call(Contract.tasks, "BeginBackgroundTask", [.string(Legit.taskApp), .string("fuzz preparation")])
         guard case .uint64(let task)? = began.first else { throw FuzzFailure("BeginBackgroundTask answered no task ID") }

@@ -35,9 +35,10 @@ final class Tally: Sendable {
     static let keptMismatches = 200
 
     func sent(_ testCase: FuzzCase, abandoned: Bool = false) {
+        let reached = MemberCoverage.members(of: testCase)
         state.withLock { state in
             state.families[testCase.family, default: Counts()].sent += 1
-            state.coverage.add(testCase)
+            state.coverage.add(reached)
             if testCase.family == .acceptedEvent { state.acceptedBuckets.insert(Legit.accepted(testCase.index).bucket) }
             if abandoned {
                 state.families[testCase.family, default: Counts()].abandoned += 1
