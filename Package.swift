@@ -170,7 +170,8 @@ let package = Package(
         .executableTarget(
             name: "notifyd-fuzz",
             dependencies: [
-                "DBus", "NotifyCore", "NotifyTestingCore",
+                // NotifyDaemon for its interface declarations: the members to fuzz.
+                "DBus", "NotifyCore", "NotifyDaemon", "NotifyTestingCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),

@@ -52,37 +52,37 @@ public struct DownloadReporter {
     private mutating func calls(for download: DownloadReport, now: UInt64) -> [HostCall] {
         let session = sessionID(download)
         guard !ended.contains(session) else { return [] }
-        var event: [String: DBusValue] = [:]
+        var event: [WorkerEventKey: DBusValue] = [:]
         if !download.incognito {
             let name = download.filename.split(separator: "/").last.map(String.init) ?? ""
-            if !name.isEmpty { event["title"] = .string(name) }
+            if !name.isEmpty { event[.title] = .string(name) }
         }
         let ending: String
         if download.vanished || (download.state == .interrupted && download.error == "USER_CANCELED" && !download.paused) {
             // Cancelled in the browser (or gone): the session ends, without a popup.
-            event = ["kind": .string("failed"), "notify": .boolean(false), "badge": .int32(0), "sound": .string(""),
-                     "error": .string("Cancelled")]
+            event = [.kind: .string(EventKind.failed.rawValue), .notify: .boolean(false), .badge: .int32(0), .sound: .string(""),
+                     .error: .string("Cancelled")]
             ending = "CancelSession"
         } else if download.state == .complete {
-            event["kind"] = .string("finished")
+            event[.kind] = .string(EventKind.finished.rawValue)
             if !download.incognito {
-                if download.filename.hasPrefix("/"), download.filename.utf8.count <= 4096 {
-                    event["path"] = .string(download.filename)
+                if download.filename.hasPrefix("/"), download.filename.utf8.count <= WorkerEvent.maximumStringBytes {
+                    event[.path] = .string(download.filename)
                 }
-                if Self.isReportable(url: download.url) { event["uri"] = .string(download.url) }
+                if Self.isReportable(url: download.url) { event[.uri] = .string(download.url) }
             }
             ending = "CompleteSession"
         } else if download.state == .interrupted && !download.paused {
-            event["kind"] = .string("failed")
-            event["error"] = .string(DownloadFailureReason.words(for: download.error))
+            event[.kind] = .string(EventKind.failed.rawValue)
+            event[.error] = .string(DownloadFailureReason.words(for: download.error))
             ending = "CompleteSession"
         } else {
             if let last = lastProgress[session], now &- last < Self.progressInterval { return [] }
             if lastProgress.count >= Self.rememberedDownloads { lastProgress.removeAll() }
             lastProgress[session] = now
-            event["kind"] = .string("progress")
-            event["bytes-written"] = .uint64(download.bytesReceived)
-            if let total = download.totalBytes, total > 0 { event["bytes-expected"] = .uint64(total) }
+            event[.kind] = .string(EventKind.progress.rawValue)
+            event[.bytesWritten] = .uint64(download.bytesReceived)
+            if let total = download.totalBytes, total > 0 { event[.bytesExpected] = .uint64(total) }
             return [report(session, event)]
         }
         lastProgress[session] = nil
@@ -92,10 +92,11 @@ public struct DownloadReporter {
                 HostCall(interface: NotifydNames.sessionsInterface, member: ending, arguments: [.string(session)])]
     }
 
-    private func report(_ session: String, _ event: [String: DBusValue]) -> HostCall {
-        HostCall(
+    private func report(_ session: String, _ event: [WorkerEventKey: DBusValue]) -> HostCall {
+        let dictionary = Dictionary(uniqueKeysWithValues: event.map { ($0.key.name, $0.value) })
+        return HostCall(
             interface: NotifydNames.sessionsInterface, member: "HandleEventsForBackgroundSession",
-            arguments: [.string(session), .string(app), .vardict(event)])
+            arguments: [.string(session), .string(app), .vardict(dictionary)])
     }
 
     /// A web address worth keeping: http(s) or ftp and not long (a `data:`

@@ -12,10 +12,14 @@ public enum NotifydObject {
         ]
     }
 
+    /// The worker interface, declared: the signal workers emit from any
+    /// object path (not an interface of the object).
+    public static var workerDeclaration: DBusInterface { SessionService.workerInterface }
+
     /// The worker interface (signals workers emit), as committed in
     /// `dbus/org.notifyd.Notifyd1.Worker.xml`.
     public static var workerXML: String {
-        Introspection.xml(interfaces: [SessionService.workerInterface], includeDocumentation: true)
+        Introspection.xml(interfaces: [workerDeclaration], includeDocumentation: true)
     }
 
     /// The introspection document with documentation, as committed in

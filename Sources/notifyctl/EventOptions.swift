@@ -1,8 +1,10 @@
-import ArgumentParser
+public import ArgumentParser
 import DBus
+public import NotifyCore
 
 /// The options of `notifyctl event` that make up the event dictionary
-/// (`a{sv}`, SPEC "The event dictionary").
+/// (`a{sv}`, SPEC "The event dictionary"; its keys are ``WorkerEventKey``,
+/// and ``EventKeyOption`` says which option sets each).
 ///
 /// Value options take the next word whatever it looks like, as getopt
 /// does, so `--title "$name"` works for a file named `-x.iso` too.
@@ -83,8 +85,26 @@ struct EventOptions: ParsableArguments {
             valueName: "seconds"))
     var timeout: UInt32?
 
-    /// The handler deadlines notifyd accepts, in seconds.
-    static let timeoutRange: ClosedRange<UInt32> = 1...86_400
+    /// The options as ArgumentParser leaves them when none is given, for a
+    /// caller that sets them itself (``FastPath``): a field neither parsed
+    /// nor set cannot be read, nor written through a key path (which reads
+    /// it first).
+    static var unset: EventOptions {
+        var options = EventOptions()
+        options.failed = nil
+        options.progress = nil
+        options.fetch = nil
+        options.title = nil
+        options.summary = nil
+        options.body = nil
+        options.path = nil
+        options.uri = nil
+        options.sound = nil
+        options.badge = nil
+        options.noNotify = false
+        options.timeout = nil
+        return options
+    }
 
     func validate() throws {
         let kinds = [failed.map { _ in "--failed" }, progress.map { _ in "--progress" }, fetch.map { _ in "--fetch" }]
@@ -93,8 +113,9 @@ struct EventOptions: ParsableArguments {
             throw ValidationError(
                 "\(kinds.joined(separator: " and ")) cannot be combined: an event is of one kind (none is finished).")
         }
-        if let timeout, !Self.timeoutRange.contains(timeout) {
-            throw ValidationError("--timeout must be 1 to 86400 seconds, not \(timeout).")
+        if let timeout, !WorkerEvent.timeoutRange.contains(timeout) {
+            let range = WorkerEvent.timeoutRange
+            throw ValidationError("--timeout must be \(range.lowerBound) to \(range.upperBound) seconds, not \(timeout).")
         }
         if path?.isEmpty == true {
             throw ValidationError("--path is empty: give the result's path, or leave --path out.")
@@ -116,25 +137,23 @@ struct EventOptions: ParsableArguments {
     /// always, every other key only when its option was given.
     ///
     /// - Parameter currentDirectory: the absolute directory a relative
-    ///   `--path` is taken from (notifyd refuses relative paths).
+    ///   `--path` (any key whose bound is an absolute path) is taken from:
+    ///   notifyd refuses relative paths.
     func dictionary(currentDirectory: String) -> [String: DBusValue] {
-        var event: [String: DBusValue] = ["kind": .string(kind)]
-        if let failed { event["error"] = .string(failed) }
-        if let progress {
-            event["bytes-written"] = .uint64(progress.written)
-            if let expected = progress.expected { event["bytes-expected"] = .uint64(expected) }
+        var event: [WorkerEventKey: DBusValue] = [.kind: .string(kind)]
+        for (key, _, field) in EventKeyOption.textOptions {
+            guard let text = self[keyPath: field] else { continue }
+            event[key] = .string(key.bound == .absolutePath ? Self.absolute(text, in: currentDirectory) : text)
         }
-        if let fetch { event["result"] = .string(fetch.rawValue) }
-        if let title { event["title"] = .string(title) }
-        if let summary { event["summary"] = .string(summary) }
-        if let body { event["body"] = .string(body) }
-        if let path { event["path"] = .string(Self.absolute(path, in: currentDirectory)) }
-        if let uri { event["uri"] = .string(uri) }
-        if let sound { event["sound"] = .string(sound) }
-        if let badge { event["badge"] = .int32(badge) }
-        if noNotify { event["notify"] = .boolean(false) }
-        if let timeout { event["timeout"] = .uint32(timeout) }
-        return event
+        if let progress {
+            event[.bytesWritten] = .uint64(progress.written)
+            if let expected = progress.expected { event[.bytesExpected] = .uint64(expected) }
+        }
+        if let fetch { event[.result] = .string(fetch.rawValue) }
+        if let badge { event[.badge] = .int32(badge) }
+        if noNotify { event[.notify] = .boolean(false) }
+        if let timeout { event[.timeout] = .uint32(timeout) }
+        return Dictionary(uniqueKeysWithValues: event.map { ($0.key.name, $0.value) })
     }
 
     /// `path` made absolute against `directory`, lexically: `.` components
@@ -179,9 +198,7 @@ struct TransferProgress: Equatable {
     }
 }
 
-/// `--fetch RESULT`: how a background fetch ended.
-enum FetchResult: String, CaseIterable, ExpressibleByArgument {
-    case newData = "new-data"
-    case noData = "no-data"
-    case failed
-}
+/// `--fetch RESULT`: how a background fetch ended, as the event key
+/// `result` takes it. (A conformance of a public type is public, hence
+/// the public imports.)
+extension NotifyCore.FetchResult: ExpressibleByArgument {}

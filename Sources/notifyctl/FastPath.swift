@@ -125,11 +125,10 @@ enum FastPath {
         }
     }
 
-    /// The string options of `event` taken here: each takes the next
-    /// argument as its value.
-    static let eventStringOptions: Set<String> = [
-        "--app", "--failed", "--title", "--summary", "--body", "--path", "--uri", "--sound",
-    ]
+    /// The string options of `event` taken here: `--app` and the option of
+    /// each key set by a string (``EventKeyOption/textOptions``); each
+    /// takes the next argument as its value.
+    static let eventStringOptions = Set(["--app"] + EventKeyOption.textOptions.map(\.option))
 
     /// The flags of `event` taken here.
     static let eventFlags: Set<String> = ["--no-notify", "--wait", "--json"]
@@ -154,19 +153,9 @@ enum FastPath {
             }
         }
         guard let app = values["--app"] else { return nil }
-        var options = EventOptions()
-        options.failed = values["--failed"]
-        options.progress = nil
-        options.fetch = nil
-        options.title = values["--title"]
-        options.summary = values["--summary"]
-        options.body = values["--body"]
-        options.path = values["--path"]
-        options.uri = values["--uri"]
-        options.sound = values["--sound"]
-        options.badge = nil
+        var options = EventOptions.unset
+        for (_, option, field) in EventKeyOption.textOptions { options[keyPath: field] = values[option] }
         options.noNotify = flags.contains("--no-notify")
-        options.timeout = nil
         var event = Event()
         event.session = session
         event.app = app

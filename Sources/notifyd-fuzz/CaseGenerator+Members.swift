@@ -42,8 +42,10 @@ extension CaseGenerator {
             arguments.append(.string("extra"))
             note += ", then one more"
         }
-        let ownOrIntrospect = method.interface.hasPrefix("org.notifyd.") || method.member == "Introspect"
-        let interface = ownOrIntrospect && rng.chance(0.15) ? nil : method.interface
+        // Without an interface notifyd takes the first of its own with the member: only for a name one has.
+        let ownOrIntrospect = Contract.ownInterfaces.contains(method.interface) || method.member == "Introspect"
+        let unique = Contract.methods.filter { $0.member == method.member }.count == 1
+        let interface = ownOrIntrospect && unique && rng.chance(0.15) ? nil : method.interface
         return call(index, .wrongSignature, interface, method.member, arguments, .error(Contract.Error.invalidArgs), note: note)
     }
 
@@ -62,17 +64,18 @@ extension CaseGenerator {
     func unknownMember(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
         let arguments = (0..<rng.int(0...3)).map { _ in HostileValues.any(&rng) }
         let unknown = Expectation.error(Contract.Error.unknownMethod)
-        let knownInterfaces = [Contract.badges, Contract.apps, Contract.sessions, Contract.daemon, Contract.properties, Contract.introspectable, Contract.peer]
+        let knownInterfaces = Contract.knownInterfaces
         switch rng.int(0...5) {
         case 0:
             let interface = rng.pick(knownInterfaces)
             let member = unknownMemberName(&rng, notIn: interface)
             return call(index, .unknownMember, interface, member, arguments, unknown, note: "unknown member")
         case 1:
-            let signal = rng.pick(Contract.signalNames)
-            return call(index, .unknownMember, signal.interface, signal.member, arguments, unknown, note: "a signal called as a method")
+            // A signal of the object's or the worker's; not one named as a method of its interface.
+            let signal = rng.pick(Contract.signals.map(\.member).filter { Contract.method($0.interface, $0.name) == nil })
+            return call(index, .unknownMember, signal.interface, signal.name, arguments, unknown, note: "a signal called as a method")
         case 2:
-            let method = rng.pick(Contract.methods.filter { $0.interface.hasPrefix("org.notifyd.") })
+            let method = rng.pick(Contract.methods.filter { Contract.ownInterfaces.contains($0.interface) })
             let interface = rng.pick([
                 "org.notifyd.Notifyd1.Badge", "org.notifyd.Notifyd2.Badges", "org.notifyd.notifyd1.Badges", Contract.worker,
                 "org.notifyd.Notifyd1", "com.example.Evil", "org.freedesktop.Notifications", "org.notifyd.Notifyd1.Badges.X",
@@ -80,7 +83,7 @@ extension CaseGenerator {
             ])
             return call(index, .unknownMember, interface, method.member, arguments, unknown, note: "unknown interface")
         case 3:
-            let method = rng.pick(Contract.methods.filter { $0.interface.hasPrefix("org.notifyd.") })
+            let method = rng.pick(Contract.methods.filter { Contract.ownInterfaces.contains($0.interface) })
             let other = rng.pick(knownInterfaces.filter { interface in !Contract.methods.contains { $0.interface == interface && $0.member == method.member } })
             return call(index, .unknownMember, other, method.member, arguments, unknown, note: "member of another interface")
         case 4:
@@ -98,7 +101,7 @@ extension CaseGenerator {
     /// A valid member name that `interface` (nil: every own interface) does not have.
     private func unknownMemberName(_ rng: inout SplitMix64, notIn interface: String?) -> String {
         let known = Contract.methods.filter { method in
-            interface.map { method.interface == $0 } ?? (method.interface.hasPrefix("org.notifyd.") || method.member == "Introspect")
+            interface.map { method.interface == $0 } ?? (Contract.ownInterfaces.contains(method.interface) || method.member == "Introspect")
         }.map(\.member)
         while true {
             var name: String

@@ -20,6 +20,12 @@ extension CaseGenerator {
             if interface == Contract.worker && member == Contract.workerMember { member += "X" }
             arguments = [.string(freshSession(index, &rng)), .string(HostileStrings.rejectedAppID(&rng)), validEvent(&rng).0]
             note = "valid content, another signal"
+        case 1:
+            // One of notifyd's own signals (or a standard one), as if notifyd had sent it: ignored.
+            let (signal, declared) = rng.pick(Contract.signals.filter { $0.member.interface != Contract.worker })
+            (interface, member) = (signal.interface, signal.name)
+            arguments = declared.map { HostileValues.value(of: $0.type, &rng) }
+            note = "notifyd's own signal, spoofed"
         default:
             let source = rng.pick(refusals)
             let made = build(source, index, &rng)
@@ -80,7 +86,8 @@ extension CaseGenerator {
         case 0:
             return call(index, .hugeMessage, Contract.badges, "GetBadge", [.string(text)], .error(Contract.Error.invalidAppId), note: note)
         case 1:
-            return call(index, .hugeMessage, Contract.sessions, rng.pick(Contract.sessionMethods), [.string(text)], .error(Contract.Error.invalidSessionId), note: note)
+            let method = rng.pick(Contract.sessionMethods)
+            return call(index, .hugeMessage, method.interface, method.member, [.string(text)], .error(Contract.Error.invalidSessionId), note: note)
         case 2:
             return call(index, .hugeMessage, Contract.badges, "ClearBadge", [.string(Legit.appA), .string(text)], .error(Contract.Error.invalidArgs), note: note)
         case 3:

@@ -2,10 +2,10 @@ import DBus
 import NotifyTestingCore
 
 /// Families about the standard interfaces and well-formedness: properties,
-/// many arguments, and well-formed read-only calls mixed in.
+/// many arguments, and well-formed calls that change nothing mixed in.
 extension CaseGenerator {
     func properties(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
-        let ownWithoutProperties = [Contract.badges, Contract.apps, Contract.sessions]
+        let ownWithoutProperties = Contract.interfacesWithoutProperties
         let unknownInterfaces = ["", "org.notifyd.Notifyd1.daemon", "org.notifyd.Notifyd1", Contract.worker, "x", "org.notifyd.Notifyd1.Daemon ", "org.notifyd.Notifyd1.Daemon\u{1}"]
         let unknownProperty = {
             (rng: inout SplitMix64) -> String in
@@ -51,26 +51,48 @@ extension CaseGenerator {
                     note: "\(arguments.count) arguments")
     }
 
-    /// Well-formed read-only calls, mixed in: they must keep working, with the right values.
+    /// Well-formed calls that change nothing, mixed in: reads, and writes
+    /// of what the legitimate state already holds. They must keep working,
+    /// with the declared reply signature and, where known, the right value.
     func benign(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
-        let options: [(String?, String, [DBusValue], Expectation)] = [
-            (Contract.badges, "GetBadge", [.string(HostileStrings.rejectedAppID(&rng))], .success(signature: "u", first: .uint32(0))),
-            (Contract.apps, "GetState", [.string(HostileStrings.rejectedAppID(&rng))], .success(signature: "s", first: .string("not-running"))),
-            (Contract.badges, "ListBadges", [], .success(signature: "a{su}")),
-            (Contract.apps, "ListApps", [], .success(signature: "a(ssu)")),
-            (Contract.sessions, "ListSessions", [], .success(signature: "a(ssua{sv})")),
-            (rng.chance(0.5) ? nil : Contract.introspectable, "Introspect", [], .success(signature: "s")),
-            (Contract.peer, "Ping", [], .success(signature: "")),
-            (Contract.peer, "GetMachineId", [], .success(signature: "s")),
-            (Contract.properties, "Get", [.string(Contract.daemon), .string(rng.pick(Contract.daemonProperties))], .success(signature: "v")),
-            (Contract.properties, "GetAll", [.string(rng.pick([Contract.daemon, Contract.properties, Contract.peer, Contract.introspectable]))], .success(signature: "a{sv}")),
+        func returns(_ interface: String, _ member: String, first: DBusValue? = nil) -> Expectation {
+            .success(signature: Contract.method(interface, member)?.outputSignature ?? "?", first: first)
+        }
+        let rejected = DBusValue.string(HostileStrings.rejectedAppID(&rng))
+        var options: [(String?, String, [DBusValue], Expectation)] = [
+            (Contract.badges, "GetBadge", [rejected], returns(Contract.badges, "GetBadge", first: .uint32(0))),
+            (Contract.apps, "GetState", [rejected], returns(Contract.apps, "GetState", first: .string("not-running"))),
+            (Contract.badges, "ListBadges", [], returns(Contract.badges, "ListBadges")),
+            (Contract.apps, "ListApps", [], returns(Contract.apps, "ListApps")),
+            (Contract.sessions, "ListSessions", [], returns(Contract.sessions, "ListSessions")),
+            (Contract.fetch, "GetFetchSchedule", [rejected], returns(Contract.fetch, "GetFetchSchedule")),
+            (Contract.fetch, "GetFetchHistory", [rejected], returns(Contract.fetch, "GetFetchHistory")),
+            (Contract.fetch, "ListFetchSchedules", [], returns(Contract.fetch, "ListFetchSchedules")),
+            (Contract.tasks, "BackgroundTimeRemaining", [rejected], returns(Contract.tasks, "BackgroundTimeRemaining", first: .double(0))),
+            (Contract.tasks, "ListBackgroundTasks", [], returns(Contract.tasks, "ListBackgroundTasks")),
+            (rng.chance(0.5) ? nil : Contract.introspectable, "Introspect", [], returns(Contract.introspectable, "Introspect")),
+            (Contract.peer, "Ping", [], returns(Contract.peer, "Ping")),
+            (Contract.peer, "GetMachineId", [], returns(Contract.peer, "GetMachineId")),
+            (Contract.properties, "Get", [.string(Contract.daemon), .string(rng.pick(Contract.daemonProperties))], returns(Contract.properties, "Get")),
+            (Contract.properties, "GetAll", [.string(rng.pick([Contract.daemon, Contract.properties, Contract.peer, Contract.introspectable]))], returns(Contract.properties, "GetAll")),
         ]
+        if prepared {
+            let fetchApp = DBusValue.string(Legit.fetchApp)
+            options += [
+                (Contract.fetch, "SetFetchInterval", [fetchApp, .uint32(Legit.fetchInterval)], returns(Contract.fetch, "SetFetchInterval")),
+                (Contract.fetch, "SetFetchEnabled", [fetchApp, .boolean(false)], returns(Contract.fetch, "SetFetchEnabled")),
+                (Contract.fetch, "GetFetchSchedule", [fetchApp], returns(Contract.fetch, "GetFetchSchedule")),
+                (Contract.fetch, "GetFetchHistory", [fetchApp], returns(Contract.fetch, "GetFetchHistory")),
+            ]
+        }
         var (interface, member, arguments, expectation) = rng.pick(options)
         if prepared, rng.chance(0.3) {
             let (app, count) = rng.pick(Legit.badges)
-            (interface, member, arguments, expectation) = (Contract.badges, "GetBadge", [.string(app)], .success(signature: "u", first: .uint32(count)))
+            (interface, member, arguments, expectation) = (Contract.badges, "GetBadge", [.string(app)], returns(Contract.badges, "GetBadge", first: .uint32(count)))
         } else if prepared, rng.chance(0.1) {
-            (interface, member, arguments, expectation) = (Contract.sessions, "WaitForSession", [.string(Legit.doneSession)], .success(signature: "s", first: .string("completed")))
+            (interface, member, arguments, expectation) = (
+                Contract.sessions, "WaitForSession", [.string(Legit.doneSession)], returns(Contract.sessions, "WaitForSession", first: .string("completed"))
+            )
         }
         return call(index, .benign, interface, member, arguments, expectation, note: "well-formed")
     }

@@ -1,39 +1,55 @@
 import DBus
 import NotifyTestingCore
 
-/// Families about argument values: identifiers, counts, malformed events,
-/// and sessions that are unknown, another app's, or of an app at its limit.
+/// Families about argument values, for any declared method that takes the
+/// argument: identifiers, counts, fetch results, task names, malformed
+/// events, and sessions, fetches and tasks that are unknown, another
+/// app's, or of an app at its limit.
 extension CaseGenerator {
-    /// Valid arguments after the app ID of `member`.
-    private func restOfAppCall(_ member: String, _ rng: inout SplitMix64) -> [DBusValue] {
-        switch member {
-        case "SetBadge": [.uint32(UInt32(rng.int(0...Int(Contract.maximumBadge))))]
-        case "IncrementBadge": [.int32(Int32(rng.int(-1000...1000)))]
-        default: []
-        }
-    }
-
+    /// Any method with an app ID, well-formed, with an invalid app ID.
     func invalidAppID(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
         let (app, why) = HostileStrings.invalidAppID(&rng)
         precondition(!HostileStrings.isValidAppID(app), "generator made a valid app ID: \(app)")
-        let expected = Expectation.error(Contract.Error.invalidAppId)
-        if rng.chance(0.2) {
-            let arguments: [DBusValue] = [.string(freshSession(index, &rng)), .string(app), validEvent(&rng).0]
-            return call(index, .invalidAppId, Contract.sessions, "HandleEventsForBackgroundSession", arguments, expected, note: why)
-        }
-        let method = rng.pick(Contract.appMethods)
-        return call(index, .invalidAppId, method.interface, method.member, [.string(app)] + restOfAppCall(method.member, &rng), expected, note: why)
+        return hostileArgument(index, .invalidAppId, .string(app), at: "app_id", .error(Contract.Error.invalidAppId), note: why, &rng)
     }
 
+    /// Any method with a session ID, well-formed, with an invalid session ID.
     func invalidSessionID(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
         let (session, why) = HostileStrings.invalidSessionID(&rng)
         precondition(!HostileStrings.isValidSessionID(session), "generator made a valid session ID")
-        let expected = Expectation.error(Contract.Error.invalidSessionId)
-        if rng.chance(0.3) {
-            let arguments: [DBusValue] = [.string(session), .string(appForRefusal(&rng)), validEvent(&rng).0]
-            return call(index, .invalidSessionId, Contract.sessions, "HandleEventsForBackgroundSession", arguments, expected, note: why)
+        return hostileArgument(
+            index, .invalidSessionId, .string(session), at: "session_id", .error(Contract.Error.invalidSessionId), note: why, &rng)
+    }
+
+    /// A fetch or task ID no fetch or task running has, for any method that
+    /// takes one.
+    func unknownID(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
+        let (argument, error) = rng.pick([("fetch_id", Contract.Error.unknownFetch), ("task_id", Contract.Error.unknownTask)])
+        let id = likelyID(&rng)
+        return hostileArgument(index, .unknownID, .uint64(id), at: argument, .error(error), note: "\(argument) \(id), not running", &rng)
+    }
+
+    /// A value outside what an argument takes: a fetch result, a task name.
+    func invalidValue(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
+        if rng.chance(0.5) {
+            let result = invalidFetchResult(&rng)
+            return hostileArgument(
+                index, .invalidValue, .string(result), at: "result", .error(Contract.Error.invalidArgs),
+                note: "result \(Describe.string(result))", &rng)
         }
-        return call(index, .invalidSessionId, Contract.sessions, rng.pick(Contract.sessionMethods), [.string(session)], expected, note: why)
+        let (name, why) = invalidTaskName(&rng)
+        return hostileArgument(index, .invalidValue, .string(name), at: "name", .error(Contract.Error.invalidArgs), note: why, &rng)
+    }
+
+    /// A well-formed call of a method that takes `argument`, with `value` there.
+    private func hostileArgument(
+        _ index: UInt64, _ family: Family, _ value: DBusValue, at argument: String, _ expected: Expectation, note: String,
+        _ rng: inout SplitMix64
+    ) -> FuzzCase {
+        guard let made = wellFormedCall(Contract.methods(taking: argument), hostile: value, at: argument, index, &rng) else {
+            return benign(index, &rng)
+        }
+        return call(index, family, made.method.interface, made.method.member, made.arguments, expected, note: note)
     }
 
     func outOfRange(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
@@ -45,6 +61,13 @@ extension CaseGenerator {
             let delta = rng.chance(0.3) ? Int32.max : Int32(rng.int((headroom + 1)...Int(Int32.max)))
             return call(index, .outOfRange, Contract.badges, "IncrementBadge", [.string(app), .int32(delta)], expected,
                         note: "increment by \(delta) past the maximum")
+        }
+        if rng.chance(0.4) {
+            let longest = Contract.longestFetchInterval
+            let seconds = rng.chance(0.3) ? rng.pick([longest + 1, .max]) : UInt32(rng.int(Int(longest) + 1...Int(UInt32.max)))
+            let app = prepared && rng.chance(0.3) ? Legit.fetchApp : appForRefusal(&rng)
+            return call(index, .outOfRange, Contract.fetch, "SetFetchInterval", [.string(app), .uint32(seconds)], expected,
+                        note: "interval \(seconds) s")
         }
         let count = rng.chance(0.3) ? rng.pick([Contract.maximumBadge + 1, .max]) : UInt32(rng.int(Int(Contract.maximumBadge) + 1...Int(UInt32.max)))
         return call(index, .outOfRange, Contract.badges, "SetBadge", [.string(appForRefusal(&rng)), .uint32(count)], expected, note: "count \(count)")
@@ -58,8 +81,9 @@ extension CaseGenerator {
     }
 
     func unknownSession(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
-        call(index, .unknownSession, Contract.sessions, rng.pick(Contract.sessionMethods), [.string(freshSession(index, &rng, prefix: "fuzz-u"))],
-             .error(Contract.Error.unknownSession), note: "a session nobody reported")
+        let method = rng.pick(Contract.sessionMethods)
+        return call(index, .unknownSession, method.interface, method.member, [.string(freshSession(index, &rng, prefix: "fuzz-u"))],
+                    .error(Contract.Error.unknownSession), note: "a session nobody reported")
     }
 
     func foreignSession(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {

@@ -13,6 +13,9 @@ struct CaseGenerator: Sendable {
     /// Whether Peer takes part in the wrong-signature family (libdbus
     /// answers Peer calls itself, before notifyd sees them).
     var peerSignatures = true
+    /// Fetch and task IDs running when the run began (another client's):
+    /// no case names them, so none is ended by the run.
+    var busyIDs: Set<UInt64> = []
 
     /// Indices from here on are sent by connections that leave without
     /// reading their replies.
@@ -24,7 +27,7 @@ struct CaseGenerator: Sendable {
     /// Weights of the families, in `Family.allCases` order (huge messages go by index).
     static let weights: [Family: Int] = [
         .wrongSignature: 14, .unknownMember: 6, .properties: 5, .invalidAppId: 12, .invalidSessionId: 8,
-        .outOfRange: 5, .badEvent: 18, .unknownSession: 5, .foreignSession: 2, .limitExceeded: 2,
+        .outOfRange: 5, .badEvent: 18, .unknownSession: 5, .unknownID: 5, .invalidValue: 6, .foreignSession: 2, .limitExceeded: 2,
         .workerSignal: 12, .acceptedEvent: 4, .benign: 4, .manyArguments: 2,
     ]
 
@@ -62,6 +65,8 @@ struct CaseGenerator: Sendable {
         case .outOfRange: return outOfRange(index, &rng)
         case .badEvent: return badEvent(index, &rng)
         case .unknownSession: return unknownSession(index, &rng)
+        case .unknownID: return unknownID(index, &rng)
+        case .invalidValue: return invalidValue(index, &rng)
         case .foreignSession: return foreignSession(index, &rng)
         case .limitExceeded: return limitExceeded(index, &rng)
         case .workerSignal: return workerSignal(index, &rng)

@@ -1,88 +1,115 @@
+import DBus
 import NotifyCore
+import NotifyDaemon
 
-/// What SPEC.md fixes and the fuzzer holds notifyd to: names, every method
-/// with its input signature, and the error names. Spelled out here rather
-/// than read from notifyd's own declarations, so the fuzzer is an
-/// independent check of them.
+/// What the fuzzer holds notifyd to. The members (interfaces, methods with
+/// their arguments, signals, properties) are notifyd's own declarations
+/// (``NotifydObject/declarations``, the worker signal, and the standard
+/// interfaces the object answers), so that every interface, today's and
+/// any added later, is fuzzed as soon as it is declared: its methods with
+/// wrong signatures, too many arguments and on unknown paths, and, once
+/// ``CaseGenerator/validValue(_:_:_:)`` knows their arguments, well-formed
+/// with hostile values (`FuzzTests` fails until it does). The event keys
+/// come from their one table (``WorkerEventKey``). The answers expected,
+/// the error names and the other limits are SPEC's, spelled out here, so
+/// the fuzzer stays a check of what notifyd does with its declarations.
 enum Contract {
     static let busName = NotifydNames.busName
     static let path = NotifydNames.objectPath
     static let badges = NotifydNames.badgesInterface
     static let apps = NotifydNames.appsInterface
     static let sessions = NotifydNames.sessionsInterface
+    static let fetch = NotifydNames.fetchInterface
+    static let tasks = NotifydNames.tasksInterface
     static let daemon = NotifydNames.daemonInterface
     static let worker = NotifydNames.workerInterface
     static let workerMember = "EventsForBackgroundSession"
-    static let properties = "org.freedesktop.DBus.Properties"
-    static let introspectable = "org.freedesktop.DBus.Introspectable"
-    static let peer = "org.freedesktop.DBus.Peer"
+    static let properties = StandardInterfaces.propertiesName
+    static let introspectable = StandardInterfaces.introspectableName
+    static let peer = StandardInterfaces.peerName
 
-    /// One method of the object and the signature of its arguments.
+    /// A member of a declared interface.
+    struct Member: Sendable, Hashable, Comparable, CustomStringConvertible {
+        enum Kind: String, Sendable, Comparable {
+            case method, signal, property
+            static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+        }
+
+        let interface: String
+        let name: String
+        let kind: Kind
+
+        static func < (a: Member, b: Member) -> Bool {
+            (a.interface, a.kind, a.name) < (b.interface, b.kind, b.name)
+        }
+
+        var description: String { "\(interface).\(name) (\(kind.rawValue))" }
+    }
+
+    /// One method of the object and its arguments, as declared.
     struct Method: Sendable {
         let interface: String
         let member: String
-        let signature: String
-        /// Its argument types, parsed from ``signature``.
-        var types: [Character] { Array(signature) }
+        let inputs: [DBusArgument]
+        let outputs: [DBusArgument]
+
+        /// The signature it accepts.
+        var signature: String { DBusType.signature(of: inputs.map(\.type)) }
+        /// The signature of its reply.
+        var outputSignature: String { DBusType.signature(of: outputs.map(\.type)) }
+        /// The position of the argument named `name`.
+        func position(of name: String) -> Int? { inputs.firstIndex { $0.name == name } }
+        var asMember: Member { Member(interface: interface, name: member, kind: .method) }
     }
 
-    /// Every method the object answers (SPEC and the standard interfaces).
-    static let methods: [Method] = [
-        Method(interface: badges, member: "GetBadge", signature: "s"),
-        Method(interface: badges, member: "SetBadge", signature: "su"),
-        Method(interface: badges, member: "IncrementBadge", signature: "si"),
-        Method(interface: badges, member: "ClearBadge", signature: "s"),
-        Method(interface: badges, member: "ClearAllBadges", signature: ""),
-        Method(interface: badges, member: "ListBadges", signature: ""),
-        Method(interface: apps, member: "DidBecomeActive", signature: "s"),
-        Method(interface: apps, member: "WillResignActive", signature: "s"),
-        Method(interface: apps, member: "DidEnterBackground", signature: "s"),
-        Method(interface: apps, member: "GetState", signature: "s"),
-        Method(interface: apps, member: "ListApps", signature: ""),
-        Method(interface: sessions, member: "HandleEventsForBackgroundSession", signature: "ssa{sv}"),
-        Method(interface: sessions, member: "CompleteSession", signature: "s"),
-        Method(interface: sessions, member: "CancelSession", signature: "s"),
-        Method(interface: sessions, member: "WaitForSession", signature: "s"),
-        Method(interface: sessions, member: "ListSessions", signature: ""),
-        Method(interface: properties, member: "Get", signature: "ss"),
-        Method(interface: properties, member: "GetAll", signature: "s"),
-        Method(interface: properties, member: "Set", signature: "ssv"),
-        Method(interface: introspectable, member: "Introspect", signature: ""),
-        Method(interface: peer, member: "Ping", signature: ""),
-        Method(interface: peer, member: "GetMachineId", signature: ""),
-    ]
+    /// notifyd's interfaces, as declared, then the standard ones its object answers.
+    private static var objectInterfaces: [DBusInterface] { NotifydObject.declarations + StandardInterfaces.all }
 
-    /// Methods whose first argument is an app ID (the rest: `rest`).
-    static let appMethods: [(interface: String, member: String)] = [
-        (badges, "GetBadge"), (badges, "SetBadge"), (badges, "IncrementBadge"), (badges, "ClearBadge"),
-        (apps, "DidBecomeActive"), (apps, "WillResignActive"), (apps, "DidEnterBackground"), (apps, "GetState"),
-    ]
+    /// Every method the object answers.
+    static let methods: [Method] = objectInterfaces.flatMap { interface in
+        interface.methods.map { Method(interface: interface.name, member: $0.name, inputs: $0.inputs, outputs: $0.outputs) }
+    }
+
+    /// Every signal of the object's interfaces and the worker's, with its signature.
+    static let signals: [(member: Member, arguments: [DBusArgument])] =
+        (objectInterfaces + [NotifydObject.workerDeclaration]).flatMap { interface in
+            interface.signals.map { (Member(interface: interface.name, name: $0.name, kind: .signal), $0.arguments) }
+        }
+
+    /// Every property, as `interface.name`.
+    static let propertyMembers: [Member] = objectInterfaces.flatMap { interface in
+        interface.properties.map { Member(interface: interface.name, name: $0.name, kind: .property) }
+    }
+
+    /// Every member the fuzzer must reach.
+    static let members: [Member] = methods.map(\.asMember) + signals.map(\.member) + propertyMembers
+
+    /// notifyd's own interfaces, and with them the standard ones.
+    static let ownInterfaces = NotifydObject.declarations.map(\.name)
+    static let knownInterfaces = ownInterfaces + StandardInterfaces.all.map(\.name)
+    /// notifyd's interfaces that have no property.
+    static let interfacesWithoutProperties = NotifydObject.declarations.filter { $0.properties.isEmpty }.map(\.name)
+    /// The Daemon properties (all read-only).
+    static let daemonProperties = propertyMembers.filter { $0.interface == daemon }.map(\.name)
+
+    /// The method `member` of `interface`.
+    static func method(_ interface: String, _ member: String) -> Method? {
+        methods.first { $0.interface == interface && $0.member == member }
+    }
+
+    /// The methods with an argument of this name.
+    static func methods(taking argument: String) -> [Method] { methods.filter { $0.position(of: argument) != nil } }
 
     /// Methods whose only argument is a session ID.
-    static let sessionMethods = ["CompleteSession", "CancelSession", "WaitForSession"]
+    static let sessionMethods = methods.filter { $0.inputs.map(\.name) == ["session_id"] }
 
-    /// Signals of the object and of workers: calling them as methods is an unknown member.
-    static let signalNames: [(interface: String, member: String)] = [
-        (badges, "BadgeChanged"), (apps, "StateChanged"), (sessions, "SessionCompleted"),
-        (sessions, "NotificationPosted"), (worker, workerMember), (properties, "PropertiesChanged"),
-        (worker, "HandleEventsForBackgroundSession"),
-    ]
-
-    /// The Daemon properties (all read-only).
-    static let daemonProperties = ["Version", "NotificationServer", "ServerCapabilities", "PendingHandlers", "StateDirectory"]
-
-    /// The event keys of SPEC and their one accepted type.
-    static let eventKeys: [(key: String, signature: String)] = [
-        ("kind", "s"), ("title", "s"), ("summary", "s"), ("body", "s"), ("path", "s"), ("uri", "s"),
-        ("bytes-written", "t"), ("bytes-expected", "t"), ("error", "s"), ("result", "s"), ("sound", "s"),
-        ("badge", "i"), ("notify", "b"), ("timeout", "u"),
-    ]
-    static let kinds = ["finished", "failed", "progress", "fetch"]
-    static let results = ["new-data", "no-data", "failed"]
-    static let maximumEventString = 4096
-    static let timeoutRange: ClosedRange<UInt32> = 1...86400
+    /// The limits SPEC fixes.
     static let maximumBadge: UInt32 = 2_147_483_647
     static let pendingPerApp = 10_000
+    /// The longest fetch interval, a week.
+    static let longestFetchInterval: UInt32 = 604_800
+    /// A task name: 1 to this many bytes, no control characters.
+    static let longestTaskName = 255
 
     /// Error names.
     enum Error {
@@ -95,45 +122,8 @@ enum Contract {
         static let invalidSessionId = NotifydNames.errorPrefix + "InvalidSessionId"
         static let outOfRange = NotifydNames.errorPrefix + "OutOfRange"
         static let unknownSession = NotifydNames.errorPrefix + "UnknownSession"
+        static let unknownFetch = NotifydNames.errorPrefix + "UnknownFetch"
+        static let unknownTask = NotifydNames.errorPrefix + "UnknownTask"
         static let limitExceeded = NotifydNames.errorPrefix + "LimitExceeded"
     }
-}
-
-/// The apps and sessions of the fuzzer's own legitimate state, all under
-/// `org.notifyd.Fuzz.` so they never collide with a user's.
-enum Legit {
-    static let appA = "org.notifyd.Fuzz.LegitA"
-    static let appB = "org.notifyd.Fuzz.LegitB"
-    static let badgeA: UInt32 = 3
-    static let badgeB: UInt32 = 42
-    /// Badge at the maximum: any increment overflows.
-    static let maxApp = "org.notifyd.Fuzz.Max"
-    /// Badge 647 below the maximum.
-    static let nearApp = "org.notifyd.Fuzz.Near"
-    static let nearBadge: UInt32 = 2_147_483_000
-    /// 10,000 pending handlers: every storing event is LimitExceeded.
-    static let fullApp = "org.notifyd.Fuzz.Full"
-    static let fullSession = "fuzz-legit-full"
-    static let pendingSession = "fuzz-legit-pending"
-    static let doneSession = "fuzz-legit-done"
-    static let progressSession = "fuzz-legit-progress"
-    /// Where valid events with hostile unknown keys go; accounted for at
-    /// the end. Cases are spread over one app per ``acceptedBucketSize``
-    /// indices, so no app nears the limit of 10,000 pending handlers.
-    static let acceptedPrefix = "org.notifyd.Fuzz.Accepted"
-    static let acceptedSessionPrefix = "fuzz-accepted"
-    static let acceptedBucketSize: UInt64 = 200_000
-
-    /// The accepted app and session of case `index`.
-    static func accepted(_ index: UInt64) -> (app: String, session: String, bucket: Int) {
-        let bucket = Int(index / acceptedBucketSize)
-        let suffix = bucket == 0 ? "" : "\(bucket)"
-        return (acceptedPrefix + suffix, acceptedSessionPrefix + suffix, bucket)
-    }
-    /// Valid app IDs used with refused requests: nothing may ever be stored for them.
-    static let rejectedPrefix = "org.notifyd.Fuzz.Rejected"
-
-    static let badges: [(String, UInt32)] = [
-        (appA, badgeA), (appB, badgeB), (maxApp, Contract.maximumBadge), (nearApp, nearBadge),
-    ]
 }

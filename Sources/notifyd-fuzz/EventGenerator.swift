@@ -1,8 +1,11 @@
 import DBus
+import NotifyCore
 import NotifyTestingCore
 
-/// Event dictionaries (`a{sv}`): valid ones, ones with exactly one defect
-/// SPEC refuses, and hostile unknown keys SPEC says to ignore.
+/// Event dictionaries (`a{sv}`) drawn from the one table of their keys
+/// (``WorkerEventKey``: name, type, bound): valid ones, ones with exactly
+/// one defect SPEC refuses, and hostile unknown keys SPEC says to ignore.
+/// A key added to the table is drawn, broken and duplicated here at once.
 enum EventGenerator {
     typealias Entry = (key: String, value: DBusValue)
 
@@ -12,27 +15,28 @@ enum EventGenerator {
         "notify?", "path/", "bytes_written", "bytes-Written", "tïtle", "x-kind", "kind.finished", "",
     ]
 
-    /// A valid, quiet event (no popup, no badge, a long deadline) of a random kind.
+    /// A valid, quiet event (no popup, no badge, no sound, a deadline that
+    /// outlasts the run) of a random kind; every other key by its type
+    /// and bound, some of the time.
     static func valid(_ rng: inout SplitMix64) -> (entries: [Entry], storesHandler: Bool) {
-        let kind = rng.pick(Contract.kinds)
-        var entries: [Entry] = [
-            ("kind", .string(kind)), ("notify", .boolean(false)), ("badge", .int32(0)),
-            ("timeout", .uint32(UInt32(rng.int(3600...86400)))),
-        ]
-        if kind == "fetch" || rng.chance(0.1) { entries.append(("result", .string(rng.pick(Contract.results)))) }
-        for key in ["title", "summary", "body", "uri", "error"] where rng.chance(0.3) {
-            let length = rng.chance(0.1) ? Contract.maximumEventString : rng.skewed(0...200)
-            entries.append((key, .string(HostileStrings.string(bytes: length, &rng))))
+        let kind = rng.pick(choices(of: .kind))
+        var entries: [Entry] = []
+        for key in WorkerEventKey.allCases {
+            let value: DBusValue?
+            switch key {
+            case .kind: value = .string(kind)
+            case .notify: value = .boolean(false)
+            case .badge: value = .int32(0)
+            case .sound: value = nil
+            case .timeout: value = .uint32(UInt32(clamping: rng.int(3600...Int(range(of: .timeout)?.upperBound ?? 3600))))
+            case .result: value = kind == EventKind.fetch.rawValue || rng.chance(0.1) ? sample(key, &rng) : nil
+            case .bytesWritten where kind == EventKind.progress.rawValue: value = .uint64(UInt64(rng.int(0...1000)))
+            case .bytesExpected where kind == EventKind.progress.rawValue: value = .uint64(UInt64(rng.int(1000...2000)))
+            default: value = rng.chance(0.3) ? sample(key, &rng) : nil
+            }
+            if let value { entries.append((key.name, value)) }
         }
-        if rng.chance(0.3) {
-            let tail = HostileStrings.string(bytes: rng.skewed(0...100), &rng)
-            entries.append(("path", .string("/" + tail)))
-        }
-        if kind == "progress" || rng.chance(0.1) {
-            entries.append(("bytes-written", .uint64(UInt64(rng.int(0...1000)))))
-            entries.append(("bytes-expected", .uint64(UInt64(rng.int(1000...2000)))))
-        }
-        return (entries, kind != "progress")
+        return (entries, kind != EventKind.progress.rawValue)
     }
 
     /// Hostile keys that are not SPEC's: deep nesting, huge arrays, odd
@@ -59,66 +63,63 @@ enum EventGenerator {
     /// note naming it.
     static func invalid(_ rng: inout SplitMix64) -> (entries: [Entry], note: String) {
         var entries = valid(&rng).entries
-        var note: String
-        func set(_ key: String, _ value: DBusValue) {
-            entries.removeAll { $0.key == key }
-            entries.append((key, value))
+        func set(_ key: WorkerEventKey, _ value: DBusValue) {
+            entries.removeAll { $0.key == key.name }
+            entries.append((key.name, value))
         }
-        switch rng.weighted([40, 8, 8, 8, 12, 8, 8]) {
+        let all = WorkerEventKey.allCases
+        switch rng.weighted([40, 16, 8, 12, 8, 8]) {
         case 0:
-            let (key, signature) = rng.pick(Contract.eventKeys)
-            let wrong = HostileValues.any(except: try! DBusType.parseSingle(signature), &rng)
+            let key = rng.pick(all)
+            let wrong = HostileValues.any(except: dbusType(key.type), &rng)
             set(key, wrong)
-            note = "key '\(key)' as '\(wrong.signature)'"
+            return (entries, "key '\(key.name)' as '\(wrong.signature)'")
         case 1:
-            var kind = rng.pick(["Finished", "finished ", "", "done", "progress\n", "FETCH", "finishe", "failed?x"])
-            if rng.chance(0.3) { kind = HostileStrings.string(bytes: rng.skewed(0...100), &rng) }
-            if Contract.kinds.contains(kind) { kind += "!" }
-            set("kind", .string(kind))
-            note = "unknown kind"
+            let key = rng.pick(all.filter { choices(of: $0).count > 0 })
+            set(key, .string(unknownChoice(of: key, &rng)))
+            return (entries, "unknown \(key.name)")
         case 2:
-            var result = rng.pick(["newdata", "new_data", "", "NO-DATA", "fail", "new-data "])
-            if rng.chance(0.3) { result = HostileStrings.string(bytes: rng.skewed(0...100), &rng) }
-            if Contract.results.contains(result) { result += "!" }
-            set("result", .string(result))
-            note = "unknown result"
-        case 3:
+            let key = rng.pick(all.filter { $0.bound == .absolutePath })
             var path = rng.pick(["", "relative/file", "./x", "../x", "~/Downloads/x", " /leading-space", "file:///tmp/x", "C:\\x"])
             if rng.chance(0.3) { path = "r" + HostileStrings.string(bytes: rng.skewed(0...100), &rng) }
-            set("path", .string(path))
-            note = "relative path"
-        case 4:
-            let key = rng.pick(["kind", "title", "summary", "body", "path", "uri", "error", "result", "sound"])
-            let bytes = rng.chance(0.5) ? Contract.maximumEventString + 1 : rng.skewed((Contract.maximumEventString + 1)...1_000_000)
-            var text = HostileStrings.string(bytes: bytes - 1, &rng)
-            text = (key == "path" ? "/" : "x") + text
+            set(key, .string(path))
+            return (entries, "relative \(key.name)")
+        case 3:
+            let key = rng.pick(all.filter { $0.type == .string })
+            let limit = WorkerEvent.maximumStringBytes
+            let bytes = rng.chance(0.5) ? limit + 1 : rng.skewed((limit + 1)...1_000_000)
+            let text = (key.bound == .absolutePath ? "/" : "x") + HostileStrings.string(bytes: bytes - 1, &rng)
             set(key, .string(text))
-            note = "'\(key)' of \(bytes) bytes"
-        case 5:
-            let timeout: UInt32 = rng.pick([0, 86401, 86402, 100_000, .max, UInt32(rng.int(86401...Int(UInt32.max)))])
-            set("timeout", .uint32(timeout))
-            note = "timeout \(timeout)"
+            return (entries, "'\(key.name)' of \(bytes) bytes")
+        case 4:
+            let key = rng.pick(all.filter { range(of: $0) != nil })
+            let number = outOfRange(key, &rng)
+            set(key, key.type == .uint64 ? .uint64(number) : .uint32(UInt32(clamping: number)))
+            return (entries, "\(key.name) \(number)")
         default:
-            let (key, signature) = rng.pick(Contract.eventKeys)
-            let first = entries.first { $0.key == key }?.value ?? sample(signature, key: key)
-            entries.removeAll { $0.key == key }
-            entries.append((key, first))
-            entries.append((key, rng.chance(0.5) ? first : sample(signature, key: key)))
-            note = "key '\(key)' twice"
+            let key = rng.pick(all)
+            let first = entries.first { $0.key == key.name }?.value ?? sample(key, &rng)
+            entries.removeAll { $0.key == key.name }
+            entries.append((key.name, first))
+            entries.append((key.name, rng.chance(0.5) ? first : sample(key, &rng)))
+            return (entries, "key '\(key.name)' twice")
         }
-        return (entries, note)
     }
 
-    /// A valid value for a known key.
-    static func sample(_ signature: String, key: String) -> DBusValue {
-        switch key {
-        case "kind": return .string("failed")
-        case "result": return .string("no-data")
-        case "path": return .string("/tmp/x")
-        case "timeout": return .uint32(3600)
-        case "badge": return .int32(0)
-        case "notify": return .boolean(false)
-        default: return signature == "t" ? .uint64(5) : .string("s")
+    /// A valid value for `key`, by its type and bound.
+    static func sample(_ key: WorkerEventKey, _ rng: inout SplitMix64) -> DBusValue {
+        switch (key.type, key.bound) {
+        case (.string, .oneOf(let choices)): return .string(rng.pick(choices))
+        case (.string, .absolutePath): return .string("/" + HostileStrings.string(bytes: rng.skewed(0...100), &rng))
+        case (.string, _):
+            let length = rng.chance(0.1) ? WorkerEvent.maximumStringBytes : rng.skewed(0...200)
+            return .string(HostileStrings.string(bytes: length, &rng))
+        case (.uint64, .range(let range, _)): return .uint64(UInt64.random(in: range, using: &rng))
+        case (.uint64, _): return .uint64(UInt64(rng.skewed(0...1_000_000)))
+        case (.uint32, .range(let range, _)): return .uint32(UInt32(clamping: UInt64.random(in: range, using: &rng)))
+        case (.uint32, _): return .uint32(UInt32(rng.skewed(0...100_000)))
+        case (.int32, _): return .int32(Int32(rng.int(-1000...1000)))
+        case (.boolean, _): return .boolean(rng.chance(0.5))
         }
     }
 
@@ -129,5 +130,52 @@ enum EventGenerator {
         return .dictionary(
             key: .string, value: .variant,
             shuffled.map { DBusDictionaryEntry(key: .string($0.key), value: .variant($0.value)) })
+    }
+
+    // MARK: The table's bounds
+
+    static func choices(of key: WorkerEventKey) -> [String] {
+        if case .oneOf(let choices) = key.bound { return choices }
+        return []
+    }
+
+    static func range(of key: WorkerEventKey) -> ClosedRange<UInt64>? {
+        if case .range(let range, _) = key.bound { return range }
+        return nil
+    }
+
+    static func dbusType(_ type: WorkerEventKey.ValueType) -> DBusType {
+        switch type {
+        case .string: .string
+        case .uint64: .uint64
+        case .int32: .int32
+        case .uint32: .uint32
+        case .boolean: .boolean
+        }
+    }
+
+    /// A string that is not one of the key's choices: a near miss of one
+    /// (case, spacing, a separator, a letter short), or hostile text.
+    private static func unknownChoice(of key: WorkerEventKey, _ rng: inout SplitMix64) -> String {
+        let choices = choices(of: key)
+        let base = rng.pick(choices)
+        var text = rng.pick([
+            base.uppercased(), String(base.prefix(1).uppercased() + base.dropFirst()), base + " ", " " + base, base + "\n",
+            String(base.dropLast()), String(base.map { $0 == "-" ? "_" : $0 }), base + "?x", "", "done",
+        ])
+        if rng.chance(0.3) { text = HostileStrings.string(bytes: rng.skewed(0...100), &rng) }
+        return choices.contains(text) ? text + "!" : text
+    }
+
+    /// A number of `key`'s type outside its range.
+    private static func outOfRange(_ key: WorkerEventKey, _ rng: inout SplitMix64) -> UInt64 {
+        guard let range = range(of: key) else { return 0 }
+        let top: UInt64 = key.type == .uint64 ? .max : UInt64(UInt32.max)
+        var candidates: [UInt64] = []
+        if range.lowerBound > 0 { candidates += [0, range.lowerBound - 1] }
+        if range.upperBound < top {
+            candidates += [range.upperBound + 1, range.upperBound + 2, top, UInt64.random(in: (range.upperBound + 1)...top, using: &rng)]
+        }
+        return candidates.isEmpty ? 0 : rng.pick(candidates)
     }
 }

@@ -10,6 +10,8 @@ enum Family: String, CaseIterable, Sendable {
     case outOfRange = "out-of-range"
     case badEvent = "bad-event"
     case unknownSession = "unknown-session"
+    case unknownID = "unknown-id"
+    case invalidValue = "invalid-value"
     case foreignSession = "foreign-session"
     case limitExceeded = "limit-exceeded"
     case workerSignal = "worker-signal"

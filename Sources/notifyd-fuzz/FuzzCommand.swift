@@ -19,6 +19,11 @@ struct FuzzCommand: ParsableCommand {
             unknown keys go to org.notifyd.Fuzz.Accepted (one more app per 200000 cases) and are \
             accounted for exactly.
 
+            The members come from notifyd's own interface declarations (and the worker signal's and \
+            the standard interfaces'), so every interface is fuzzed: the summary counts, for each member, \
+            the messages that reached it and those that were well-formed (--coverage counts them \
+            without a bus).
+
             Exit status: 0 when every answer was right and nothing changed, 1 on a finding, 2 on bad usage, \
             3 when the fuzzer could not run (no bus, no notifyd).
             """)
@@ -82,6 +87,14 @@ struct FuzzCommand: ParsableCommand {
     @Flag(help: "Print the cases (one line each) instead of sending them; needs no bus.")
     var list = false
 
+    @Flag(
+        help: """
+            Print how many of the cases reach each member of notifyd's declared interfaces, and how many \
+            well-formed, instead of sending them; needs no bus. Exits 1 when a member is not reached, or a \
+            method with arguments is never called well-formed.
+            """)
+    var coverage = false
+
     @Flag(help: "Print the summary as one JSON object.")
     var json = false
 
@@ -90,6 +103,14 @@ struct FuzzCommand: ParsableCommand {
             throw ValidationError("--calls, --seconds, --connections, --window and --reply-timeout must be positive.")
         }
         _ = try selectedFamilies()
+    }
+
+    /// The `--coverage` report; exit status 1 when it has gaps.
+    private func printCoverage(_ reached: MemberCoverage, of cases: Int) throws {
+        print("notifyd-fuzz: seed \(seed), \(cases) cases; per member: interface, name, kind, cases, well-formed")
+        for line in reached.lines { print(line) }
+        for gap in reached.gaps { print("NOT REACHED \(gap)") }
+        if !reached.gaps.isEmpty { throw ExitCode(1) }
     }
 
     private func selectedFamilies() throws -> Set<Family> {
@@ -106,11 +127,16 @@ struct FuzzCommand: ParsableCommand {
 
     func run() throws {
         let chosen = try selectedFamilies()
-        if list {
+        if list || coverage {
             var generator = CaseGenerator(seed: seed, families: chosen, prepared: prepare)
             generator.peerSignatures = peerSignatures
             let indices = cases.isEmpty ? Array(0..<UInt64(calls)) : cases
-            for index in indices { print(generator.make(index).description) }
+            var reached = MemberCoverage()
+            for index in indices {
+                let made = generator.make(index)
+                if list { print(made.description) } else { reached.add(made) }
+            }
+            if coverage { try printCoverage(reached, of: indices.count) }
             return
         }
         guard let address = address ?? ProcessInfo.environment("DBUS_SESSION_BUS_ADDRESS") else {

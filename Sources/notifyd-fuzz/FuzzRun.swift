@@ -31,6 +31,7 @@ struct FuzzRun {
         let resourcesBefore = before.resources
         var configured = CaseGenerator(seed: options.seed, families: options.families, prepared: options.prepare)
         configured.peerSignatures = options.peerSignatures
+        configured.busyIDs = try Preparation.runningIDs(connection)
         let generator = configured
         let tally = Tally()
 
@@ -91,7 +92,7 @@ struct FuzzRun {
         }
 
         return Summary(
-            seed: options.seed, families: tally.families, total: tally.total, seconds: floodSeconds,
+            seed: options.seed, families: tally.families, coverage: tally.coverage, total: tally.total, seconds: floodSeconds,
             stoppedByTime: floodSource.stoppedByTime || deserterSource.stoppedByTime,
             acceptedHandlers: accounting, mismatches: tally.mismatches, failures: failures,
             snapshotLines: snapshotBefore.lines.count, notifyd: before,

@@ -3,8 +3,10 @@ import DBus
 /// Puts the fuzzer's legitimate state in place, idempotently, so "the same
 /// afterwards" means something: badges (two ordinary ones, one at the
 /// maximum, one near it), a pending handler with a long deadline, a
-/// finished session, a session in progress, and an app at its limit of
-/// 10,000 pending handlers. Everything is quiet (no popup, no badge).
+/// finished session, a session in progress, an app at its limit of
+/// 10,000 pending handlers, an app with a fetch interval, its switch off
+/// and one fetch in its history, and a task begun and ended (so fetch and
+/// task IDs have been used). Everything is quiet (no popup, no badge).
 enum Preparation {
     static func run(_ connection: DBusConnection, address: String) throws {
         func call(_ interface: String, _ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
@@ -45,6 +47,52 @@ enum Preparation {
         guard after[Legit.fullSession] == UInt32(Contract.pendingPerApp) else {
             throw FuzzFailure("\(Legit.fullApp) has \(after[Legit.fullSession] ?? 0) pending handlers, not \(Contract.pendingPerApp)")
         }
+        try prepareFetchAndTask(call)
+    }
+
+    /// The fetch app (interval, switch off, one fetch completed) and a task
+    /// begun and ended: not stored, so done on every run.
+    private static func prepareFetchAndTask(_ call: (String, String, [DBusValue]) throws -> [DBusValue]) throws {
+        let app = DBusValue.string(Legit.fetchApp)
+        // The switch first: with an interval and the switch on, the scheduler would start a fetch at once.
+        _ = try call(Contract.fetch, "SetFetchEnabled", [app, .boolean(false)])
+        _ = try call(Contract.fetch, "SetFetchInterval", [app, .uint32(Legit.fetchInterval)])
+        if case .array(_, let history)? = try call(Contract.fetch, "GetFetchHistory", [app]).first, history.isEmpty {
+            // One an interrupted preparation left running, or a new one.
+            var running: UInt64 = 0
+            if case .dictionary(_, _, let schedule)? = try call(Contract.fetch, "GetFetchSchedule", [app]).first,
+                case .variant(.uint64(let id))? = schedule.first(where: { $0.key == .string("running") })?.value
+            {
+                running = id
+            }
+            if running == 0, case .uint64(let id)? = try call(Contract.fetch, "FetchNow", [app]).first { running = id }
+            guard running != 0 else { throw FuzzFailure("FetchNow of \(Legit.fetchApp) answered no fetch ID") }
+            _ = try call(Contract.fetch, "CompleteFetch", [.uint64(running), .string("no-data")])
+        }
+        let began = try call(Contract.tasks, "BeginBackgroundTask", [.string(Legit.taskApp), .string("fuzz preparation")])
+        guard case .uint64(let task)? = began.first else { throw FuzzFailure("BeginBackgroundTask answered no task ID") }
+        _ = try call(Contract.tasks, "EndBackgroundTask", [.uint64(task)])
+    }
+
+    /// The IDs of the fetches and tasks running now: no case may name them.
+    static func runningIDs(_ connection: DBusConnection) throws -> Set<UInt64> {
+        func call(_ interface: String, _ member: String) throws -> [DBusValue] {
+            let reply = try connection.call(destination: Contract.busName, path: Contract.path, interface: interface, member: member)
+            guard case .array(_, let rows)? = reply.first else { return [] }
+            return rows
+        }
+        var ids = Set<UInt64>()
+        for case .structure(let fields) in try call(Contract.tasks, "ListBackgroundTasks") {
+            if case .uint64(let id)? = fields.first { ids.insert(id) }
+        }
+        for case .structure(let fields) in try call(Contract.fetch, "ListFetchSchedules") {
+            if fields.count == 2, case .dictionary(_, _, let entries) = fields[1] {
+                for entry in entries where entry.key == .string("running") {
+                    if case .variant(.uint64(let id)) = entry.value, id != 0 { ids.insert(id) }
+                }
+            }
+        }
+        return ids
     }
 
     /// Cancels what an interrupted run left pending in the accepted

@@ -3,8 +3,10 @@ import Glibc
 
 /// notifyd's observable state, as sorted text lines: every badge, every
 /// app with its state and badge, every session with its pending handlers
-/// and details, and the number of pending handlers. The accepted apps'
-/// rows are left out (the run stores there on purpose and accounts for it).
+/// and details, every fetch schedule (what calls set: not the plan, which
+/// moves with the clock), every running task, and the number of pending
+/// handlers. The accepted apps' rows are left out (the run stores there on
+/// purpose and accounts for it).
 struct StateSnapshot: Equatable {
     var lines: [String]
 
@@ -32,10 +34,23 @@ struct StateSnapshot: Equatable {
                 lines.append("session " + fields.map(canonical).joined(separator: " "))
             }
         }
+        if case .array(_, let rows)? = try call(Contract.fetch, "ListFetchSchedules") {
+            for case .structure(let fields) in rows where fields.count == 2 {
+                guard case .dictionary(_, _, let entries) = fields[1] else { continue }
+                let set = entries.filter { entry in Self.scheduleKeys.contains { entry.key == .string($0) } }
+                lines.append("fetch-schedule \(canonical(fields[0])) \(canonical(.dictionary(key: .string, value: .variant, set)))")
+            }
+        }
+        if case .array(_, let rows)? = try call(Contract.tasks, "ListBackgroundTasks") {
+            for case .structure(let fields) in rows { lines.append("task " + fields.prefix(3).map(canonical).joined(separator: " ")) }
+        }
         let pending = try call(Contract.properties, "Get", [.string(Contract.daemon), .string("PendingHandlers")])
         lines.append("pending-handlers \(pending.map(Describe.value) ?? "?")")
         return StateSnapshot(lines: lines.sorted())
     }
+
+    /// What calls set in a fetch schedule (GetFetchSchedule's keys).
+    static let scheduleKeys = ["interval", "requested-interval", "enabled", "last-run", "last-result", "runs", "running"]
 
     /// A value in full (no abridging), with dictionaries sorted by key.
     static func canonical(_ value: DBusValue) -> String {

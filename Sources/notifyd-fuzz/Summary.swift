@@ -4,6 +4,7 @@ import NotifyCore
 struct Summary {
     var seed: UInt64
     var families: [Family: Tally.Counts]
+    var coverage: MemberCoverage
     var total: Tally.Counts
     var seconds: Double
     var stoppedByTime: Bool
@@ -33,6 +34,9 @@ struct Summary {
             out += "  " + [family.rawValue.padded(18), "\(c.sent)".leftPadded(8), "\(c.replies)".leftPadded(9), "\(c.signals)".leftPadded(8),
                            "\(c.abandoned)".leftPadded(10), "\(c.mismatches)".leftPadded(11)].joined(separator: " ") + "\n"
         }
+        out += "  interface                            member                             kind        sent  well-formed\n"
+        for line in coverage.lines { out += "  " + line + "\n" }
+        for gap in coverage.gaps { out += "  NOT REACHED \(gap)\n" }
         for mismatch in mismatches { out += "MISMATCH \(mismatch)\n" }
         for failure in failures { out += "FAIL \(failure)\n" }
         out += passed ? "PASS\n" : "FAIL (replay one case with --seed \(seed) --case N)\n"
@@ -55,6 +59,12 @@ struct Summary {
             return "\(JSONString.quoted(family.rawValue)): {\"sent\": \(c.sent), \"replies\": \(c.replies), \"signals\": \(c.signals), \"abandoned\": \(c.abandoned), \"mismatches\": \(c.mismatches)}"
         }
         fields.append("\"families\": {\(perFamily.joined(separator: ", "))}")
+        let perMember = Contract.members.sorted().map { member in
+            let count = coverage.counts[member] ?? MemberCoverage.Count()
+            return "\(JSONString.quoted("\(member.interface).\(member.name) \(member.kind.rawValue)")): {\"sent\": \(count.cases), \"wellFormed\": \(count.wellFormed)}"
+        }
+        fields.append("\"members\": {\(perMember.joined(separator: ", "))}")
+        fields.append("\"membersNotReached\": [\(coverage.gaps.map(JSONString.quoted).joined(separator: ", "))]")
         fields.append("\"failures\": [\(failures.map(JSONString.quoted).joined(separator: ", "))]")
         fields.append("\"mismatchCases\": [\(mismatches.map { JSONString.quoted($0.description) }.joined(separator: ", "))]")
         return "{" + fields.joined(separator: ", ") + "}"

@@ -27,6 +27,7 @@ final class Tally: Sendable {
         var acceptedBuckets = Set<Int>()
         var sendFailures: [String] = []
         var sendFailureCount = 0
+        var coverage = MemberCoverage()
     }
 
     private let state = Mutex(State())
@@ -34,8 +35,10 @@ final class Tally: Sendable {
     static let keptMismatches = 200
 
     func sent(_ testCase: FuzzCase, abandoned: Bool = false) {
+        let reached = MemberCoverage.members(of: testCase)
         state.withLock { state in
             state.families[testCase.family, default: Counts()].sent += 1
+            state.coverage.add(reached)
             if testCase.family == .acceptedEvent { state.acceptedBuckets.insert(Legit.accepted(testCase.index).bucket) }
             if abandoned {
                 state.families[testCase.family, default: Counts()].abandoned += 1
@@ -72,6 +75,8 @@ final class Tally: Sendable {
     }
 
     var families: [Family: Counts] { state.withLock { $0.families } }
+    /// The declared members the messages sent reached.
+    var coverage: MemberCoverage { state.withLock { $0.coverage } }
     /// The accepted apps (by bucket) that cases were sent to.
     var acceptedBuckets: Set<Int> { state.withLock { $0.acceptedBuckets } }
     var mismatches: [Mismatch] { state.withLock { $0.mismatches } }

@@ -28,7 +28,7 @@ import Testing
                     timeout: 60))
     }
 
-    @Test(arguments: WorkerEvent.keySignatures.map { ($0.key, $0.value) })
+    @Test(arguments: WorkerEventKey.allCases.map { ($0.name, $0.type.signature) })
     func everyWrongTypeIsRefused(key: String, signature: String) {
         for value in Self.samples where value.signature != signature {
             let error = Self.invalid([key: value])

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import NotifyCore
 import NotifyDaemon
 import Testing
 import NotifyTesting
@@ -29,6 +30,16 @@ import NotifyTesting
                 #expect(Set(names).count == names.count, "\(interface.name)")
             }
         }
+    }
+
+    /// The event dictionary's keys are documented from their one table,
+    /// on the method and on the worker signal alike.
+    @Test func eventKeysAreDocumentedFromTheirTable() throws {
+        let sessions = try #require(NotifydObject.declarations.first { $0.name == NotifydNames.sessionsInterface })
+        let method = try #require(sessions.method(named: "HandleEventsForBackgroundSession"))
+        #expect(method.documentation.contains(WorkerEventKey.documentation))
+        let signal = try #require(NotifydObject.workerDeclaration.signal(named: "EventsForBackgroundSession"))
+        #expect(signal.documentation == WorkerEventKey.documentation)
     }
 
     @Test func committedWorkerFileIsTheGeneratedOne() throws {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import NotifyCore
 import Testing
 
 @testable import notifyctl

@@ -49,7 +49,7 @@ public func initialize(
     return 0
 }
 
-private let knownKeys = WorkerEvent.keySignatures.map(\.key)
+private let knownKeys = WorkerEventKey.allCases.map(\.name)
 
 /// Reads the fuzzer's bytes as values; past the end, everything is zero.
 struct ByteReader {

@@ -27,7 +27,8 @@ enum EventDecoding {
         return (fields, known)
     }
 
-    static let knownKeys = Set(WorkerEvent.keySignatures.map(\.key))
+    /// The keys of ``WorkerEventKey``: only these are decoded.
+    static let knownKeys = Set(WorkerEventKey.allCases.map(\.name))
 
     static func eventValue(_ value: DBusValue) -> EventValue {
         switch value {

@@ -24,12 +24,10 @@ extension SessionService {
                     outputs: [.init("handler_id", .uint64)],
                     documentation: """
                         Reports an event; returns the new handler's ID (0 when the event stores none, e.g. \
-                        progress). Event keys: kind s, title s, summary s, body s, path s (absolute), uri s, \
-                        bytes-written t, bytes-expected t, error s, result s, sound s, badge i, notify b, \
-                        timeout u (1 to 86400). A known key of the wrong type, an unknown kind or result, a \
-                        relative path or a string over 4096 bytes is InvalidArgs; more than 10000 pending \
-                        handlers for the app or 100000 in all, or a badge delta for an app without a \
-                        badge while 10000 apps have one, is LimitExceeded; nothing is stored then.
+                        progress). \(WorkerEventKey.documentation) A known key of the wrong type or outside \
+                        its bounds is InvalidArgs; more than 10000 pending handlers for the app or 100000 in \
+                        all, or a badge delta for an app without a badge while 10000 apps have one, is \
+                        LimitExceeded; nothing is stored then.
                         """,
                     handler: handle { $0.handleEvents }),
                 DBusMethod(
@@ -105,7 +103,8 @@ extension SessionService {
             signals: [
                 DBusSignal(
                     "EventsForBackgroundSession",
-                    arguments: [.init("session_id", .string), .init("app_id", .string), .init("event", eventType)])
+                    arguments: [.init("session_id", .string), .init("app_id", .string), .init("event", eventType)],
+                    documentation: WorkerEventKey.documentation)
             ])
     }
 }
