@@ -80,17 +80,20 @@ function report(item, vanished = false) {
 
 // Interrupted downloads without a reason yet: id -> when first seen so.
 const unexplained = new Map();
+// How long a reason may take to come (Firefox's cancel gives it late, and
+// later still on a loaded machine) before the interruption is a failure.
+const UNEXPLAINED_MS = 5 * POLL_MS;
 
 function isRunning(item) {
   // Firefox shows a paused download as interrupted, with `paused`.
   if (item.state === "in_progress" || (item.state === "interrupted" && item.paused)) return true;
   // Firefox's cancel is first "interrupted" with no `error`, and only then
-  // USER_CANCELED: give the reason two polls to come before taking it for
-  // a failure.
+  // USER_CANCELED: give the reason time to come before taking it for a
+  // failure.
   if (item.state === "interrupted" && !item.error) {
     const since = unexplained.get(item.id) ?? Date.now();
     unexplained.set(item.id, since);
-    if (Date.now() - since < 2 * POLL_MS) return true;
+    if (Date.now() - since < UNEXPLAINED_MS) return true;
   }
   unexplained.delete(item.id);
   return false;
