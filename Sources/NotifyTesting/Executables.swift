@@ -1,26 +1,9 @@
 import Foundation
 
-/// The project's executables, built next to the test bundle.
-public enum Executables {
+extension Executables {
     /// Where `notifyd`, `notifyctl` and the test bundle were built
-    /// (`$NOTIFYD_BIN_DIR` overrides).
-    public static var directory: URL {
-        if let override = ProcessInfo.processInfo.environment["NOTIFYD_BIN_DIR"], !override.isEmpty {
-            return URL(fileURLWithPath: override)
-        }
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = bundle.deletingLastPathComponent()
-        // On Linux the test runner is `<build>/notifydPackageTests.xctest`.
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("notifyd").path),
-            directory.path != "/"
-        {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory
-    }
-
-    public static var notifyd: String { directory.appendingPathComponent("notifyd").path }
-    public static var notifyctl: String { directory.appendingPathComponent("notifyctl").path }
+    /// (`$NOTIFYD_BIN_DIR` overrides): ``Executables/directoryPath``.
+    public static var directory: URL { URL(fileURLWithPath: directoryPath) }
 
     /// The repository's top directory.
     public static func repositoryRoot(file: String = #filePath) -> URL {
@@ -42,16 +25,6 @@ public enum Executables {
         }
         return String(changelog[changelog.index(after: open)..<close])
     }
-}
-
-/// The environment for a child the tests start (notifyd, notifyctl,
-/// hooks): the test process's own, where `NOTIFYD_CHILD_ASAN_OPTIONS`
-/// (set by CI's sanitizer run) becomes the child's `ASAN_OPTIONS`, so the
-/// programs under test are checked for leaks while the test runner is not.
-public func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
-    var environment = ProcessInfo.processInfo.environment
-    if let options = environment["NOTIFYD_CHILD_ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options }
-    return environment.merging(extra) { $1 }
 }
 
 /// What a finished process left.

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 
 /// The notifyd a bus started by D-Bus activation for the cold-start
@@ -29,8 +30,8 @@ final class ActivatedDaemon {
         let message: DBusMessage
         do {
             message = try DBusMessage.methodCall(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
-                interface: NotifydBusNames.badgesInterface, member: member, arguments: arguments)
+                destination: NotifydNames.busName, path: NotifydNames.objectPath,
+                interface: NotifydNames.badgesInterface, member: member, arguments: arguments)
         } catch {
             throw BenchFailure("cannot build the \(member) message: \(error)")
         }
@@ -46,7 +47,7 @@ final class ActivatedDaemon {
         answer((try? reply.arguments()) ?? [])
         if pid == nil {
             do {
-                pid = pid_t(try connection.unixProcessID(of: NotifydBusNames.busName))
+                pid = pid_t(try connection.unixProcessID(of: NotifydNames.busName))
             } catch {
                 throw BenchFailure("cannot tell which process answered on the cold-start bus: \(error)")
             }
@@ -100,7 +101,7 @@ final class ActivatedDaemon {
 
     private func nameHasOwner() throws(BenchFailure) -> Bool {
         do {
-            return try connection.callBus("NameHasOwner", [.string(NotifydBusNames.busName)]).decode(0)
+            return try connection.callBus("NameHasOwner", [.string(NotifydNames.busName)]).decode(0)
         } catch {
             throw BenchFailure("NameHasOwner failed on the cold-start bus: \(error)")
         }

@@ -1,3 +1,5 @@
+import NotifyTestingCore
+
 /// The baselines of the events section: the same burst of worker signals,
 /// sent the same way, received by a bare libdbus client
 /// (`notifyd-bench receive`, a process of its own) instead of notifyd;
@@ -17,11 +19,11 @@
 /// ratios that must be high.
 struct BareReceiverBaseline {
     let burst: EventBurst
-    let dbusDaemon: String
+    let programs: BenchPrograms
     /// The benchmark's own executable, run as `receive`.
     let receiver: String
     let scratch: ScratchDirectory
-    let environment: [String]
+    let environment: [String: String]
 
     /// What a receiver does with each worker signal.
     enum Receiver {
@@ -60,9 +62,9 @@ struct BareReceiverBaseline {
     /// Starts the second bus, receives the burst `runs` times with each
     /// kind of receiver, stops the bus.
     func measure(runs: Int) throws(BenchFailure) -> Runs {
-        let directory = ScratchDirectory(existing: try scratch.makeSubdirectory("baseline-bus"))
-        let bus = try PrivateBus(dbusDaemon: dbusDaemon, scratch: directory, environment: environment)
-        defer { bus.stop() }
+        let directory = try scratch.subdirectory("baseline-bus")
+        let bus = try programs.bus(in: directory)
+        defer { bus.stop(graceSeconds: 2) }
         var results = Runs()
         for _ in 0..<runs {
             results.receiving.append(try receiveOnce(.receiving, bus: bus, log: directory.appending("receiver.log")))
@@ -75,18 +77,18 @@ struct BareReceiverBaseline {
         let address = bus.address
         let messages = try burst.messages()
         let sender = try EventBurst.sender(address: address)
-        let child = try ChildProcess.spawn(
+        let child = try BenchPrograms.spawn(
             receiver, [ReceiveCommand.name, "--address", address, "--count", String(burst.count)] + kind.arguments,
             environment: environment, output: .file(log), pipedDescriptors: [1])
         defer { child.terminate(graceSeconds: 2) }
         guard child.readLine() == "ready" else {
             throw BenchFailure("\(kind.name) did not start: \(Self.logText(log))")
         }
-        let busCPUBefore = ProcReader.cpuNanoseconds(ofProcess: bus.process.pid)
+        let busCPUBefore = bus.process.cpuNanoseconds
         let timing = try EventBurst.send(messages, on: sender)
         // It prints its count and exits after the last signal (or its timeout).
         let line = child.readPipe().split(separator: "\n").first ?? ""
-        let busCPU = ProcReader.cpuNanoseconds(ofProcess: bus.process.pid).flatMap { after in
+        let busCPU = bus.process.cpuNanoseconds.flatMap { after in
             busCPUBefore.map { after - $0 }
         }
         let fields = line.split(separator: " ")

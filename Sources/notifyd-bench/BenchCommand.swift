@@ -9,23 +9,26 @@ struct BenchCommand: ParsableCommand {
         abstract: "Measure notifyd against baselines taken in the same run.",
         discussion: """
             Starts a private dbus-daemon, a fresh state directory and notifyd on it, then reports, each \
-            against its baseline: the GetBadge round trip against Peer.Ping (target: p50 within 1.30x), \
-            `notifyctl badge get` as a whole process against `busctl call` (target: no slower) and \
-            `gdbus call`, notifyd's context switches while idle (target: 0) and its resident memory \
-            (target: under 15 MB); by default 50 clients at once, each making 2000 mixed calls, against \
-            the same pattern of Peer.Ping (target: every call answered, no error; p50 and p99 per call); the first \
-            reply of a notifyd started by D-Bus activation against the same call on the running daemon; \
-            last, a burst of worker events: the rate notifyd stores them durably against a bare libdbus \
-            receiver on a second bus (target: at least 0.50x) and against one that also emits the two signals \
-            notifyd emits per event, BadgeChanged and HandleEventsForBackgroundSession (target: at least \
-            0.50x), none lost, the badge they add up to, the \
-            popups a counting notification server gets (target: at most 50) and the memory per pending \
-            handler (target: under 2048 bytes); and ListSessions with 100,000 sessions on a notifyd of its own: the \
-            longest another call waits meanwhile (target: under 100 ms) and notifyd's resident memory after the \
-            replies against before (target: at most 1.10x). With --soak MINUTES it runs only the soak: mixed \
-            traffic with bounded state on a notifyd of its own, its memory and descriptors sampled every minute \
-            (target: over the last 10 minutes, memory grows under 2 % and descriptors not at all; no error). \
-            Everything it started is stopped and removed at the end.
+            against its baseline, in this order: the GetBadge round trip against Peer.Ping (target: p50 within \
+            1.30x); `notifyctl badge get` as a whole process against `busctl call` (target: no slower) and \
+            `gdbus call`; notifyd's context switches while idle (target: 0) and its resident memory (target: \
+            under 15 MB); a fetch's bookkeeping against two Pings, with 100 apps scheduled, and the wake-ups \
+            while they wait (target: 0); 50 clients at once, each making 2000 mixed calls, against the same \
+            pattern of Peer.Ping, on a notifyd of their own (target: every call answered, no error; p50 and p99 \
+            per call); the first reply of a notifyd started by D-Bus activation against the same call on the \
+            running daemon; ListSessions with 100,000 sessions on a notifyd of its own: the longest another call \
+            waits meanwhile (target: under 100 ms) and notifyd's resident memory after the replies against \
+            before (target: at most 1.10x); BeginBackgroundTask to the sleep lock asked of a stand-in logind, \
+            against a Ping; last, a burst of worker events: the rate notifyd stores them durably against a bare \
+            libdbus receiver on a second bus (target: at least 0.50x) and against one that also emits the two \
+            signals notifyd emits per event, BadgeChanged and HandleEventsForBackgroundSession (target: at \
+            least 0.50x), none lost, the badge they add up to, the popups a counting notification server gets \
+            (target: at most 50) and the memory per pending handler (target: under 2048 bytes). With --only \
+            limits it fills every documented limit on a notifyd of its own (about ten minutes). With --soak \
+            MINUTES it runs only the soak: mixed traffic with bounded state on a notifyd of its own, its memory \
+            and descriptors sampled every minute, or every 10 s in a soak under 20 minutes (target: over the \
+            last 10 minutes, or the last half of a soak under 20 minutes, memory grows under 2 % and \
+            descriptors not at all; no error). Everything it started is stopped and removed at the end.
 
             The exit status is 0 when everything could be measured, even if a target was missed; \
             1 when something could not run.
@@ -42,37 +45,6 @@ struct BenchCommand: ParsableCommand {
         } else {
             main(arguments)
         }
-    }
-
-    /// The parts of the benchmark, for `--skip`.
-    enum Section: String, CaseIterable, ExpressibleByArgument {
-        /// GetBadge against Ping.
-        case calls
-        /// notifyctl against busctl (and gdbus).
-        case clients
-        /// Context switches while idle.
-        case idle
-        /// Resident memory.
-        case memory
-        /// Many clients at once, mixed calls, against Ping under the same concurrency.
-        case load
-        /// The first reply of a notifyd started by D-Bus activation, against a running daemon.
-        case coldStart = "cold-start"
-        /// A burst of worker events against a bare receiver and an emitting one; memory per pending handler; popups.
-        case events
-        /// ListSessions with many sessions: the longest wait of another call, memory before and after.
-        case listSessions = "list-sessions"
-        /// A fetch's bookkeeping against Pings, and idling with 100 apps scheduled.
-        case fetch
-        /// BeginBackgroundTask to the sleep lock asked of logind, against a Ping (a stand-in logind).
-        case tasks
-        /// Mixed traffic with bounded state for `--soak` minutes, memory and descriptors sampled.
-        case soak
-        /// Memory per item of each kind and at the documented limits, then cleared (long: only with `--only limits`).
-        case limits
-
-        /// Sections that run only when asked for (`--soak MINUTES`, `--only limits`): they take many minutes.
-        static let optIn: Set<Section> = [.soak, .limits]
     }
 
     @Option(help: ArgumentHelp("GetBadge calls and Ping calls to time (each).", valueName: "n"))
@@ -201,13 +173,5 @@ struct BenchCommand: ParsableCommand {
             Progress.say("error: \(error)")
             throw ExitCode(1)
         }
-    }
-}
-
-/// Progress lines on standard error, so that standard output holds only the report.
-enum Progress {
-    static func say(_ line: String) {
-        let bytes = Array("notifyd-bench: \(line)\n".utf8)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 }

@@ -3,10 +3,9 @@
 extension BenchReport {
     mutating func addColdStart(_ result: ColdStartBenchmark.Result) {
         let (cold, warm) = (result.cold, result.warm)
-        rows.append(
-            ReportRow(
-                id: "cold_start_p50", figure: "GetBadge starting notifyd (activation), p50", value: cold.p50 / 1e6,
-                unit: .milliseconds, baseline: "GetBadge, running daemon, p50", baselineValue: warm.p50 / 1e6))
+        rows += ReportRow.latencies(
+            "cold_start", "GetBadge starting notifyd (activation)", cold, against: "GetBadge, running daemon", warm, [.p50],
+            unit: .milliseconds)
         rows.append(
             ReportRow(
                 id: "cold_start_max", figure: "GetBadge starting notifyd (activation), slowest", value: cold.maximum / 1e6,

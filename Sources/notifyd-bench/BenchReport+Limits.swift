@@ -1,3 +1,6 @@
+import NotifyCore
+import NotifyTestingCore
+
 /// The rows of the limits section: what one item of each kind costs, the
 /// worst case at the documented limits, and memory once cleared.
 extension BenchReport {
@@ -13,18 +16,11 @@ extension BenchReport {
                     note: "VmRSS \(NumberText.fixed(phase.residentPerItem, decimals: 0)) B; \(phase.items) items, "
                         + "\(NumberText.fixed(phase.rate, decimals: 0))/s"))
         }
-        if let start = result.start {
-            rows.append(
-                ReportRow(
-                    id: "limits_start_rss", figure: "limits: resident memory (VmRSS), fresh notifyd",
-                    value: Double(start.residentKilobytes), unit: .kilobytes))
-        }
+        rows += ReportRow.resident("limits_start_rss", "limits: resident memory (VmRSS), fresh notifyd", result.start)
         if let filled = result.filled {
-            rows.append(
-                ReportRow(
-                    id: "limits_filled_rss", figure: "limits: VmRSS with every limit filled (measured scale)",
-                    value: Double(filled.residentKilobytes), unit: .kilobytes,
-                    note: "RssAnon \(filled.anonymousKilobytes.map { String($0) } ?? "?") kB"))
+            rows += ReportRow.resident(
+                "limits_filled_rss", "limits: VmRSS with every limit filled (measured scale)", filled,
+                note: "RssAnon \(ReportRow.anonymousText(filled)) kB")
             rows.append(
                 ReportRow(
                     id: "limits_peak_rss", figure: "limits: peak resident memory (VmHWM)",
@@ -38,21 +34,17 @@ extension BenchReport {
                     note: "fetch history and activations extrapolated from the scale measured"))
         }
         if let kept = result.kept, let cleared = result.cleared {
-            rows.append(
-                ReportRow(
-                    id: "limits_cleared_rss", figure: "limits: VmRSS once cleared", value: Double(cleared.residentKilobytes),
-                    unit: .kilobytes, baseline: "before the clearable state", baselineValue: Double(kept.residentKilobytes),
-                    target: .ratioAtMost(Self.limitsClearedTarget),
-                    note: "RssAnon \(cleared.anonymousKilobytes.map { String($0) } ?? "?") kB against "
-                        + "\(kept.anonymousKilobytes.map { String($0) } ?? "?") kB"))
+            rows += ReportRow.resident(
+                "limits_cleared_rss", "limits: VmRSS once cleared", cleared, against: "before the clearable state", kept,
+                target: .ratioAtMost(Self.limitsClearedTarget),
+                note: "RssAnon \(ReportRow.anonymousText(cleared)) kB against \(ReportRow.anonymousText(kept)) kB")
         }
-        if let kept = result.kept, let after = result.afterEvent {
-            rows.append(
-                ReportRow(
-                    id: "limits_after_event_rss", figure: "limits: VmRSS once cleared, after one more event",
-                    value: Double(after.residentKilobytes), unit: .kilobytes, baseline: "before the clearable state",
-                    baselineValue: Double(kept.residentKilobytes), target: .ratioAtMost(Self.limitsClearedTarget),
-                    note: "the finished sessions beyond the 1000 kept are forgotten when an event is recorded"))
+        if let kept = result.kept {
+            rows += ReportRow.resident(
+                "limits_after_event_rss", "limits: VmRSS once cleared, after one more event", result.afterEvent,
+                against: "before the clearable state", kept, target: .ratioAtMost(Self.limitsClearedTarget),
+                note: "the finished sessions beyond the \(SessionBook.finishedSessionsKept) kept are forgotten when an "
+                    + "event is recorded")
         }
         rows.append(
             ReportRow(
@@ -67,17 +59,17 @@ extension BenchReport {
         notes.append(
             "Limits: on a notifyd of its own, the state built through the bus by \(LimitsBenchmark.clients) client connections "
                 + "(blocking calls) and, for handlers, worker signals; memory read \(NumberText.compact(LimitsBenchmark.settleSeconds)) s "
-                + "after each phase. Fetch history: \(result.fetchApps) apps × \(LimitsBenchmark.historyPerApp) fetches "
-                + "(FetchNow + CompleteFetch); activations: \(LimitsBenchmark.appLimit) apps once, then \(result.activationApps) apps "
-                + "up to \(LimitsBenchmark.activationsPerApp) each. Cleared: tasks ended, badges cleared, every pending session "
+                + "after each phase. Fetch history: \(result.fetchApps) apps × \(FetchBook.historyKeptPerApp) fetches "
+                + "(FetchNow + CompleteFetch); activations: \(AppBook.maximumApps) apps once, then \(result.activationApps) apps "
+                + "up to \(AppBook.activationsKeptPerApp) each. Cleared: tasks ended, badges cleared, every pending session "
                 + "completed, the clients' connections closed (their apps not-running); kept: fetch schedules and history, "
-                + "activations, the \(LimitsBenchmark.finishedKept) finished sessions. PendingHandlers after clearing: "
+                + "activations, the \(SessionBook.finishedSessionsKept) finished sessions. PendingHandlers after clearing: "
                 + "\(result.pendingAfterClearing).")
         for phase in result.phases {
             notes.append(
                 "Limits, \(phase.name): \(phase.items) in \(NumberText.fixed(Double(phase.nanoseconds) / 1e9, decimals: 1)) s; "
                     + "VmRSS \(phase.before.residentKilobytes) → \(phase.after.residentKilobytes) kB, RssAnon "
-                    + "\(phase.before.anonymousKilobytes.map { String($0) } ?? "?") → \(phase.after.anonymousKilobytes.map { String($0) } ?? "?") kB.")
+                    + "\(ReportRow.anonymousText(phase.before)) → \(ReportRow.anonymousText(phase.after)) kB.")
         }
         if !past.isEmpty { notes.append("Limits, one call past each: " + past.joined(separator: "; ") + ".") }
         for error in result.errors { notes.append("Limits, refused: \(error)") }
@@ -90,11 +82,11 @@ extension BenchReport {
         guard let filled = result.filled else { return nil }
         var extra = 0.0
         if let history = result.phase("fetch history row") {
-            let missing = (LimitsBenchmark.appLimit - result.fetchApps) * LimitsBenchmark.historyPerApp
+            let missing = (FetchBook.maximumApps - result.fetchApps) * FetchBook.historyKeptPerApp
             extra += Double(missing) * max(0, history.anonymousPerItem ?? history.residentPerItem)
         }
         if let activations = result.phase("activation") {
-            let missing = (LimitsBenchmark.appLimit - result.activationApps) * (LimitsBenchmark.activationsPerApp - 1)
+            let missing = (AppBook.maximumApps - result.activationApps) * (AppBook.activationsKeptPerApp - 1)
             extra += Double(missing) * max(0, activations.anonymousPerItem ?? activations.residentPerItem)
         }
         return Double(filled.residentKilobytes) + extra / 1024

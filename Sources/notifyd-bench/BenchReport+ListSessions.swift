@@ -1,3 +1,5 @@
+import NotifyTestingCore
+
 /// The rows of the list-sessions section. Targets: another call waits less
 /// than 100 ms longer during ListSessions than while the same reply crosses
 /// the bus without notifyd (notifyd's loop is never held that long at

@@ -1,3 +1,5 @@
+import NotifyTestingCore
+
 /// The rows of the load section. Its targets are the issue's: every call
 /// answered, no error; the latencies are reported against Ping under the
 /// same concurrency, with no target.
@@ -21,14 +23,7 @@ extension BenchReport {
                 note: outcome.wrongAnswers.isEmpty
                     ? nil : Self.countsText(Dictionary(uniqueKeysWithValues: outcome.wrongAnswers.map { ($0.key.rawValue, $0.value) }))))
         let (all, ping) = (result.all, result.ping)
-        rows.append(
-            ReportRow(
-                id: "load_p50", figure: "load: all calls, p50", value: all.p50 / 1000, unit: .microseconds,
-                baseline: "Peer.Ping under load, p50", baselineValue: ping.p50 / 1000))
-        rows.append(
-            ReportRow(
-                id: "load_p99", figure: "load: all calls, p99", value: all.p99 / 1000, unit: .microseconds,
-                baseline: "Peer.Ping under load, p99", baselineValue: ping.p99 / 1000))
+        rows += ReportRow.latencies("load", "load: all calls", all, against: "Peer.Ping under load", ping, [.p50, .p99])
         func perSecond(_ count: Int, _ nanoseconds: UInt64) -> Double? {
             nanoseconds > 0 ? Double(count) / (Double(nanoseconds) / 1e9) : nil
         }
@@ -36,16 +31,10 @@ extension BenchReport {
             ReportRow(
                 id: "load_calls_per_second", figure: "load: calls/s, all clients", value: perSecond(all.count, result.mixNanoseconds),
                 unit: .perSecond, baseline: "Peer.Ping calls/s", baselineValue: perSecond(ping.count, result.pingNanoseconds)))
-        for call in LoadCall.allCases {
+        for call in CallMix.load.calls {
             guard let summary = result.latencies[call] else { continue }
-            rows.append(
-                ReportRow(
-                    id: "load_\(call.key)_p50", figure: "load: \(call.rawValue), p50", value: summary.p50 / 1000,
-                    unit: .microseconds, baseline: "Peer.Ping under load, p50", baselineValue: ping.p50 / 1000))
-            rows.append(
-                ReportRow(
-                    id: "load_\(call.key)_p99", figure: "load: \(call.rawValue), p99", value: summary.p99 / 1000,
-                    unit: .microseconds, baseline: "Peer.Ping under load, p99", baselineValue: ping.p99 / 1000))
+            rows += ReportRow.latencies(
+                "load_\(call.key)", "load: \(call.rawValue)", summary, against: "Peer.Ping under load", ping, [.p50, .p99])
         }
         addLoadNotes(result)
     }
@@ -57,7 +46,7 @@ extension BenchReport {
             guard let cpu, wall > 0 else { return "?" }
             return "\(NumberText.fixed(Double(cpu) / Double(wall) * 100, decimals: 0)) %"
         }
-        let scheduled = LoadCall.allCases.map { "\($0.rawValue) \(result.scheduled[$0] ?? 0)" }
+        let scheduled = CallMix.load.calls.map { "\($0.rawValue) \(result.scheduled[$0] ?? 0)" }
         let pingErrors = outcome.pingErrors.values.reduce(0, +)
         notes.append(
             "Load: \(result.clients) clients, each a thread with its own connection making blocking calls, all at once: "

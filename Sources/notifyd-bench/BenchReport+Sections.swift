@@ -1,4 +1,5 @@
 import Glibc
+import NotifyTestingCore
 
 /// The rows each section adds to the report, with the project's targets.
 extension BenchReport {
@@ -11,19 +12,9 @@ extension BenchReport {
 
     mutating func addCallLatency(_ result: CallLatencyBenchmark.Result) {
         let (getBadge, ping) = (result.getBadge, result.ping)
-        rows.append(
-            ReportRow(
-                id: "getbadge_p50", figure: "GetBadge round trip, p50", value: getBadge.p50 / 1000, unit: .microseconds,
-                baseline: "Peer.Ping, p50", baselineValue: ping.p50 / 1000,
-                target: .ratioAtMost(Self.getBadgeToPingTarget)))
-        rows.append(
-            ReportRow(
-                id: "getbadge_p99", figure: "GetBadge round trip, p99", value: getBadge.p99 / 1000, unit: .microseconds,
-                baseline: "Peer.Ping, p99", baselineValue: ping.p99 / 1000))
-        rows.append(
-            ReportRow(
-                id: "getbadge_mean", figure: "GetBadge round trip, mean", value: getBadge.mean / 1000,
-                unit: .microseconds, baseline: "Peer.Ping, mean", baselineValue: ping.mean / 1000))
+        rows += ReportRow.latencies(
+            "getbadge", "GetBadge round trip", getBadge, against: "Peer.Ping", ping, [.p50, .p99, .mean],
+            targets: [.p50: .ratioAtMost(Self.getBadgeToPingTarget)])
         notes.append(
             "GetBadge and Ping: \(getBadge.count) calls each, alternating, after \(result.warmUpCalls) of each to warm up; "
                 + "GetBadge adds \(NumberText.fixed((getBadge.p50 - ping.p50) / 1000, decimals: 1)) µs at p50; "
@@ -88,23 +79,16 @@ extension BenchReport {
                     + "(voluntary \(wakeUps.voluntary), nonvoluntary \(wakeUps.nonvoluntary))."))
     }
 
-    mutating func addMemory(idle: IdleBenchmark.Memory, atStart: IdleBenchmark.Memory?) {
-        rows.append(
-            ReportRow(
-                id: "idle_rss", figure: "resident memory (VmRSS), idle", value: Double(idle.residentKilobytes),
-                unit: .kilobytes, target: .below(Self.idleResidentTargetKilobytes)))
-        if let atStart {
-            rows.append(
-                ReportRow(
-                    id: "startup_rss", figure: "resident memory (VmRSS), just started",
-                    value: Double(atStart.residentKilobytes), unit: .kilobytes))
-        }
+    mutating func addMemory(idle: ProcessMemory, atStart: ProcessMemory?) {
+        rows += ReportRow.resident(
+            "idle_rss", "resident memory (VmRSS), idle", idle, target: .below(Self.idleResidentTargetKilobytes))
+        rows += ReportRow.resident("startup_rss", "resident memory (VmRSS), just started", atStart)
         if let peak = idle.peakResidentKilobytes {
             rows.append(
                 ReportRow(id: "peak_rss", figure: "peak resident memory (VmHWM)", value: Double(peak), unit: .kilobytes))
         }
         notes.append(
             "Memory: VmRSS \(idle.residentKilobytes) kB, of which anonymous (RssAnon) "
-                + "\(idle.anonymousKilobytes.map { String($0) } ?? "?") kB; threads \(idle.threads.map { String($0) } ?? "?").")
+                + "\(ReportRow.anonymousText(idle)) kB; threads \(idle.threads.map { String($0) } ?? "?").")
     }
 }

@@ -1,3 +1,5 @@
+import NotifyTestingCore
+
 /// The rows of the soak section. Its targets are the issue's: over the
 /// last 10 minutes (the last half of a shorter run) resident memory grows
 /// under 2 % (on the line through the window's samples, ``SoakTrend``) and
@@ -54,7 +56,7 @@ extension BenchReport {
     }
 
     private mutating func addSoakNotes(_ result: SoakBenchmark.Result) {
-        let calls = SoakCall.allCases.compactMap { call in result.outcome.answered[call].map { "\(call.rawValue) \($0)" } }
+        let calls = CallMix.soak.calls.compactMap { call in result.outcome.answered[call].map { "\(call.rawValue) \($0)" } }
         notes.append(
             "Soak: \(NumberText.compact(result.minutes)) min on a notifyd of its own, after filling the bounded stores "
                 + "(\(result.prefill.calls) calls in \(NumberText.fixed(result.prefill.seconds, decimals: 1)) s: 1000 "

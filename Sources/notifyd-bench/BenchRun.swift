@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 
 /// One run of the benchmark: sets up the bus and notifyd, measures the
@@ -70,11 +71,11 @@ struct BenchRun {
             ]
         }
         report.programs = programs.list
+        let scratch = try ScratchDirectory(prefix: "notifyd-bench")
+        defer {
+            if keepScratch { Progress.say("kept \(scratch.path)") } else { scratch.remove() }
+        }
         if sections == [.soak], let soak {
-            let scratch = try ScratchDirectory()
-            defer {
-                if keepScratch { Progress.say("kept \(scratch.path)") } else { scratch.remove() }
-            }
             Progress.say("soak: \(NumberText.compact(soak.minutes)) min, \(soak.clients) clients, on a notifyd of its own")
             report.addSoak(
                 try SoakBenchmark(
@@ -84,46 +85,14 @@ struct BenchRun {
             return report
         }
 
-        let scratch = try ScratchDirectory()
-        defer {
-            if keepScratch { Progress.say("kept \(scratch.path)") } else { scratch.remove() }
-        }
-        let bus = try PrivateBus(
-            dbusDaemon: programs.dbusDaemon, scratch: scratch, environment: ChildEnvironment.inherited(overriding: [:]))
-        defer { bus.stop() }
-        Progress.say("private bus at \(bus.address)")
-        let environment = ChildEnvironment.inherited(overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
-        // Before notifyd, so that it finds a server at start-up, as on a desktop.
-        let server = sections.contains(.events) ? try EventsBenchmark.notificationServer(address: bus.address) : nil
-        defer { server?.stop() }
+        // The counting server only for the events section, which counts popups.
+        let daemon = try BenchDaemon(programs: programs, in: scratch, notificationServer: sections.contains(.events))
+        defer { daemon.stop() }
+        Progress.say("private bus at \(daemon.bus.address)")
+        try daemon.measure { daemon throws(BenchFailure) in try measure(&report, daemon: daemon, scratch: scratch) }
 
-        let notifyd = try NotifydProcess(
-            notifyd: programs.notifyd, stateDirectory: try scratch.makeSubdirectory("state"),
-            logPath: scratch.appending("notifyd.log"), environment: environment)
-        defer { notifyd.stop() }
-
-        let connection: DBusConnection
-        do {
-            connection = try DBusConnection.connect(to: .address(bus.address), private: true)
-        } catch {
-            throw BenchFailure("cannot connect to the private bus: \(error)")
-        }
-        // The connection stays open until the end: its leaving the bus would
-        // be traffic during the idle window.
-        try withExtendedLifetime(connection) { () throws(BenchFailure) in
-            do throws(BenchFailure) {
-                try measure(
-                    &report, notifyd: notifyd, connection: connection, environment: environment, bus: bus,
-                    scratch: scratch, server: server)
-            } catch {
-                // A call that failed because notifyd died says so, with its log.
-                guard let ended = notifyd.process.poll() else { throw error }
-                throw BenchFailure("\(error)\nnotifyd ended with \(ended). \(notifyd.logTail())")
-            }
-        }
-
-        var termination = ChildProcess.Termination.exited(0)
-        let stopTime = MonotonicClock.measure { termination = notifyd.stop() }
+        var termination = SpawnedProcess.Termination.exited(0)
+        let stopTime = MonotonicClock.measure { termination = daemon.stopNotifyd() }
         report.notes.append(
             "notifyd stopped on SIGTERM with \(termination) after \(ReportRow.text(Double(stopTime) / 1e6, .milliseconds)).")
         return report
@@ -132,12 +101,9 @@ struct BenchRun {
     /// The sections, in order, on a running notifyd.
     ///
     /// - Parameter server: the events section's notification server, when it runs.
-    private func measure(
-        _ report: inout BenchReport, notifyd: NotifydProcess, connection: DBusConnection, environment: [String],
-        bus: PrivateBus, scratch: ScratchDirectory, server: RecordingNotificationServer?
-    ) throws(BenchFailure) {
-        try notifyd.waitUntilServing(on: connection)
-        Progress.say("notifyd (process \(notifyd.pid)) serves \(NotifydBusNames.busName)")
+    private func measure(_ report: inout BenchReport, daemon: BenchDaemon, scratch: ScratchDirectory) throws(BenchFailure) {
+        let (notifyd, connection) = (daemon.notifyd, daemon.connection)
+        Progress.say("notifyd (process \(notifyd.pid)) serves \(NotifydNames.busName)")
         let idle = IdleBenchmark(pid: notifyd.pid)
         let memoryAtStart = try? idle.measureMemory()
         let callLatency = CallLatencyBenchmark(connection: connection, appID: Self.appID, expectedBadge: Self.badge)
@@ -149,7 +115,7 @@ struct BenchRun {
         }
         if sections.contains(.clients) {
             Progress.say("timing \(spawns) runs of each command-line client")
-            let clients = ClientSpawnBenchmark(environment: environment)
+            let clients = ClientSpawnBenchmark(environment: daemon.clientEnvironment)
             report.addClientSpawns(try clients.run(programs.clients(appID: Self.appID), spawns: spawns))
         }
         if sections.contains(.idle) {
@@ -181,13 +147,7 @@ struct BenchRun {
         }
         if sections.contains(.coldStart) {
             Progress.say("starting notifyd by D-Bus activation \(coldStarts) times, on a bus of its own")
-            let coldStart = ColdStartBenchmark(
-                notifyd: programs.notifyd, dbusDaemon: programs.dbusDaemon, scratch: scratch,
-                // The bus gives activated services its own address; none of notifyd's bus may leak in.
-                environment: ChildEnvironment.inherited(
-                    overriding: [:], removing: ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS", "DBUS_STARTER_BUS_TYPE"]),
-                runs: coldStarts)
-            report.addColdStart(try coldStart.run())
+            report.addColdStart(try ColdStartBenchmark(programs: programs, scratch: scratch, runs: coldStarts).run())
         }
         if sections.contains(.listSessions) {
             Progress.say("storing \(listSessions) sessions on a notifyd of their own, then \(listCalls) ListSessions calls")
@@ -206,17 +166,17 @@ struct BenchRun {
                 programs: programs, scratch: scratch, fetchApps: limitsFetchApps, activationApps: limitsActivationApps)
             report.addLimits(try limits.run())
         }
-        if let server {
+        if let server = daemon.server {
             guard let receiver = programs.bench else { throw BenchFailure("cannot tell where this executable is.") }
             Progress.say("sending \(self.events) worker events, to a bare receiver and to notifyd")
             let burst = EventBurst(count: self.events)
             let benchmark = EventsBenchmark(
-                burst: burst, notifyd: notifyd, connection: connection, bus: bus, server: server,
+                burst: burst, daemon: daemon, server: server,
                 baseline: BareReceiverBaseline(
-                    burst: burst, dbusDaemon: programs.dbusDaemon, receiver: receiver, scratch: scratch,
-                    environment: environment))
+                    burst: burst, programs: programs, receiver: receiver, scratch: scratch,
+                    environment: daemon.clientEnvironment))
             report.addEvents(try benchmark.run())
         }
-        if notifyd.process.poll() != nil { throw BenchFailure("notifyd is no longer running.") }
+        if daemon.hasEnded { throw BenchFailure("notifyd is no longer running.") }
     }
 }

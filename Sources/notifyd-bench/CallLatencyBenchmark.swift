@@ -1,4 +1,5 @@
 import DBus
+import NotifyCore
 import NotifyTestingCore
 
 /// Round trips of `Badges.GetBadge` against `Peer.Ping` on the same daemon,
@@ -30,8 +31,8 @@ struct CallLatencyBenchmark {
     func prepare() throws(BenchFailure) {
         do {
             _ = try connection.call(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
-                interface: NotifydBusNames.badgesInterface, member: "SetBadge",
+                destination: NotifydNames.busName, path: NotifydNames.objectPath,
+                interface: NotifydNames.badgesInterface, member: "SetBadge",
                 [.string(appID), .uint32(expectedBadge)])
             let badge = try getBadge()
             guard badge == expectedBadge else {
@@ -75,7 +76,7 @@ struct CallLatencyBenchmark {
     }
 
     private func timeGetBadge() throws(BenchFailure) -> UInt64 {
-        let message = try makeMessage(interface: NotifydBusNames.badgesInterface, member: "GetBadge", [.string(appID)])
+        let message = try makeMessage(interface: NotifydNames.badgesInterface, member: "GetBadge", [.string(appID)])
         return try timeCall(message, expectedSignature: "u")
     }
 
@@ -97,7 +98,7 @@ struct CallLatencyBenchmark {
     private func makeMessage(interface: String, member: String, _ arguments: [DBusValue]) throws(BenchFailure) -> DBusMessage {
         do {
             return try DBusMessage.methodCall(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
+                destination: NotifydNames.busName, path: NotifydNames.objectPath,
                 interface: interface, member: member, arguments: arguments)
         } catch {
             throw BenchFailure("cannot build the \(member) message: \(error)")
@@ -107,8 +108,8 @@ struct CallLatencyBenchmark {
     private func getBadge() throws(BenchFailure) -> UInt32 {
         do {
             return try connection.call(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
-                interface: NotifydBusNames.badgesInterface, member: "GetBadge", [.string(appID)]
+                destination: NotifydNames.busName, path: NotifydNames.objectPath,
+                interface: NotifydNames.badgesInterface, member: "GetBadge", [.string(appID)]
             ).decode(0)
         } catch {
             throw BenchFailure("GetBadge(\(appID)) failed: \(error)")

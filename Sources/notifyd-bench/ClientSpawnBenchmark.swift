@@ -19,7 +19,7 @@ struct ClientSpawnBenchmark {
 
         /// The command as a person would type it.
         var commandLine: String {
-            ([executable.map { ExecutableLocator.baseName(of: $0) } ?? name] + arguments).joined(separator: " ")
+            ([executable.map { Executables.baseName(of: $0) } ?? name] + arguments).joined(separator: " ")
         }
     }
 
@@ -32,7 +32,7 @@ struct ClientSpawnBenchmark {
         let detail: String
     }
 
-    let environment: [String]
+    let environment: [String: String]
     /// Runs of each client before timing (they also fill the page cache).
     let warmUpRuns = 3
 
@@ -54,9 +54,9 @@ struct ClientSpawnBenchmark {
             for turn in 0..<working.count {
                 let index = (round + turn) % working.count
                 let (client, executable) = working[index]
-                var termination = ChildProcess.Termination.exited(0)
+                var termination = SpawnedProcess.Termination.exited(0)
                 let elapsed = try MonotonicClock.measure { () throws(BenchFailure) in
-                    termination = try ChildProcess.spawn(executable, client.arguments, environment: environment).wait()
+                    termination = try BenchPrograms.spawn(executable, client.arguments, environment: environment).wait()
                 }
                 guard termination.isSuccess else {
                     throw BenchFailure("\(client.commandLine) ended with \(termination) on run \(round + 1) of \(spawns).")
@@ -78,9 +78,9 @@ struct ClientSpawnBenchmark {
         }
         var output = ""
         for _ in 0..<warmUpRuns {
-            let run: (termination: ChildProcess.Termination, output: String)
+            let run: (termination: SpawnedProcess.Termination, output: String)
             do {
-                run = try ChildProcess.run(executable, client.arguments, environment: environment)
+                run = try BenchPrograms.run(executable, client.arguments, environment: environment)
             } catch {
                 return .failure(error)
             }

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 
 /// Cold start by D-Bus activation, to the first reply, against the same
@@ -20,13 +21,13 @@ import NotifyTestingCore
 /// call); then, after a pause for notifyd's own start-up work, the same call
 /// is timed on the now running daemon; then notifyd is stopped with SIGTERM
 /// and the run waits until the name is gone and the process has ended.
+///
+/// The bus's environment, which activated services inherit, is the
+/// benchmark's without a bus address of its own: the bus gives them its
+/// own address, as a session bus does.
 struct ColdStartBenchmark {
-    let notifyd: String
-    let dbusDaemon: String
+    let programs: BenchPrograms
     let scratch: ScratchDirectory
-    /// The environment of the bus, which activated services inherit (the
-    /// bus adds `DBUS_SESSION_BUS_ADDRESS`, its own address).
-    let environment: [String]
     let runs: Int
 
     /// Calls timed on the running daemon after each cold start (after one untimed).
@@ -49,23 +50,18 @@ struct ColdStartBenchmark {
     }
 
     func run() throws(BenchFailure) -> Result {
-        let directory = ScratchDirectory(existing: try scratch.makeSubdirectory("cold-start"))
-        let services = try directory.makeSubdirectory("services")
+        let directory = try scratch.subdirectory("cold-start")
         let state = try directory.makeSubdirectory("state")
-        try ScratchDirectory(existing: services).write(
-            "[D-BUS Service]\nName=\(NotifydBusNames.busName)\n"
-                + "Exec=\(try Self.quoted(notifyd)) --state-dir \(try Self.quoted(state))\n",
-            to: "\(NotifydBusNames.busName).service")
-        let bus = try PrivateBus(
-            dbusDaemon: dbusDaemon, scratch: directory, environment: environment, serviceDirectory: services)
-        defer { bus.stop() }
+        let bus = try programs.bus(in: directory, services: true)
+        defer { bus.stop(graceSeconds: 2) }
+        try bus.installService(name: NotifydNames.busName, executable: programs.notifyd, arguments: ["--state-dir", state])
         let connection: DBusConnection
         do {
             connection = try DBusConnection.connect(to: .address(bus.address), private: true)
         } catch {
             throw BenchFailure("cannot connect to the cold-start bus: \(error)")
         }
-        let activated = ActivatedDaemon(connection: connection, busLog: directory.appending("bus.log"))
+        let activated = ActivatedDaemon(connection: connection, busLog: bus.logPath)
         defer { activated.stopIfRunning() }
 
         let firstStart = try MonotonicClock.measure { () throws(BenchFailure) in
@@ -95,12 +91,5 @@ struct ColdStartBenchmark {
             throw BenchFailure("GetBadge(\(BenchRun.appID)) on the activated notifyd answered \(answer), not \(BenchRun.badge).")
         }
         return elapsed
-    }
-
-    /// A path as one argument of an `Exec` line (which dbus-daemon splits
-    /// as a shell would, without running one).
-    private static func quoted(_ path: String) throws(BenchFailure) -> String {
-        guard !path.contains("'") else { throw BenchFailure("cannot name \(path) in a D-Bus service file.") }
-        return path.contains(where: { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "\\" }) ? "'\(path)'" : path
     }
 }

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 
 /// A burst of worker signals (``EventBurst``): how fast notifyd stores them
@@ -18,11 +19,8 @@ import NotifyTestingCore
 /// their way then; the emitting receiver's time includes all of its own.)
 struct EventsBenchmark {
     let burst: EventBurst
-    let notifyd: NotifydProcess
-    /// The benchmark's connection to notifyd's bus (blocking calls only).
-    let connection: DBusConnection
-    /// notifyd's bus.
-    let bus: PrivateBus
+    /// notifyd, its bus and the benchmark's connection (blocking calls only).
+    let daemon: BenchDaemon
     let server: RecordingNotificationServer
     let baseline: BareReceiverBaseline
 
@@ -50,8 +48,8 @@ struct EventsBenchmark {
         let pending: Int
         let badge: UInt32
         let popups: RecordingNotificationServer.Counts
-        let before: IdleBenchmark.Memory
-        let after: IdleBenchmark.Memory
+        let before: ProcessMemory
+        let after: ProcessMemory
         /// CPU time notifyd (all threads) and its bus used from the first send until all were stored.
         let notifydCPU: UInt64?
         let busCPU: UInt64?
@@ -67,12 +65,13 @@ struct EventsBenchmark {
     func run() throws(BenchFailure) -> Result {
         let serverName = try waitForNotificationServer()
         let runs = try baseline.measure(runs: Self.baselineRuns)
+        let (notifyd, bus) = (daemon.notifyd, daemon.bus)
         let memory = IdleBenchmark(pid: notifyd.pid)
         let before = try memory.measureMemory()
         let popupsBefore = server.counts
         let messages = try burst.messages()
         let sender = try EventBurst.sender(address: bus.address)
-        let cpuBefore = (ProcReader.cpuNanoseconds(ofProcess: notifyd.pid), ProcReader.cpuNanoseconds(ofProcess: bus.process.pid))
+        let cpuBefore = (notifyd.process?.cpuNanoseconds, bus.process.cpuNanoseconds)
 
         let timing = try EventBurst.send(messages, on: sender)
         var counted: UInt64?
@@ -85,7 +84,7 @@ struct EventsBenchmark {
                 counted = MonotonicClock.nanoseconds() - timing.start
                 break
             }
-            if notifyd.process.poll() != nil { throw BenchFailure("notifyd ended while storing the events.") }
+            if daemon.hasEnded { throw BenchFailure("notifyd ended while storing the events.") }
             usleep(1_000)
         }
         var stored: UInt64?
@@ -93,7 +92,7 @@ struct EventsBenchmark {
             _ = try badge(timeoutMilliseconds: Self.milliseconds(until: deadline))  // answered after the commit
             stored = MonotonicClock.nanoseconds() - timing.start
         }
-        let cpuAfter = (ProcReader.cpuNanoseconds(ofProcess: notifyd.pid), ProcReader.cpuNanoseconds(ofProcess: bus.process.pid))
+        let cpuAfter = (notifyd.process?.cpuNanoseconds, bus.process.cpuNanoseconds)
         func used(_ before: UInt64?, _ after: UInt64?) -> UInt64? {
             guard let before, let after, after >= before else { return nil }
             return after - before
@@ -107,19 +106,6 @@ struct EventsBenchmark {
             polls: polls, pending: try pendingHandlers(), badge: try badge(), popups: server.counts - popupsBefore,
             before: before, after: try memory.measureMemory(),
             notifydCPU: used(cpuBefore.0, cpuAfter.0), busCPU: used(cpuBefore.1, cpuAfter.1))
-    }
-
-    /// Starts the notification server notifyd posts its popups to during
-    /// the section: on the private bus, answering as a desktop's would, and
-    /// only counting (it keeps no call, so it costs the burst little).
-    static func notificationServer(address: String) throws(BenchFailure) -> RecordingNotificationServer {
-        do {
-            return try RecordingNotificationServer(
-                address: address, capabilities: ["actions", "body", "sound"], name: "bench-counter",
-                vendor: "notifyd", recordsCalls: false)
-        } catch {
-            throw BenchFailure("cannot start the counting notification server: \(error)")
-        }
     }
 
     /// Waits (at most 10 s) until notifyd has found the counting server.
@@ -141,30 +127,18 @@ struct EventsBenchmark {
     }
 
     private func pendingHandlers(timeoutMilliseconds: Int32 = -1) throws(BenchFailure) -> Int {
-        let value = try daemonProperty("PendingHandlers", timeoutMilliseconds: timeoutMilliseconds)
-        guard case .uint32(let count) = value else {
-            throw BenchFailure("the Daemon property PendingHandlers is not a 'u'.")
-        }
-        return Int(count)
+        try daemon.connection.notifydPendingHandlers(timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    private func daemonProperty(_ name: String, timeoutMilliseconds: Int32 = -1) throws(BenchFailure) -> DBusValue {
-        do {
-            return try connection.call(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
-                interface: "org.freedesktop.DBus.Properties", member: "Get",
-                [.string(NotifydBusNames.daemonInterface), .string(name)], timeoutMilliseconds: timeoutMilliseconds
-            ).decode(0, as: DBusValue.self)
-        } catch {
-            throw BenchFailure("reading the Daemon property \(name) failed: \(error)")
-        }
+    private func daemonProperty(_ name: String) throws(BenchFailure) -> DBusValue {
+        try daemon.connection.notifydProperty(name)
     }
 
     private func badge(timeoutMilliseconds: Int32 = -1) throws(BenchFailure) -> UInt32 {
         do {
-            return try connection.call(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
-                interface: NotifydBusNames.badgesInterface, member: "GetBadge", [.string(EventBurst.appID)],
+            return try daemon.connection.call(
+                destination: NotifydNames.busName, path: NotifydNames.objectPath,
+                interface: NotifydNames.badgesInterface, member: "GetBadge", [.string(EventBurst.appID)],
                 timeoutMilliseconds: timeoutMilliseconds
             ).decode(0)
         } catch {

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 
 /// Background fetch's cost: the bookkeeping of one fetch (`FetchNow`, whose
@@ -77,11 +78,11 @@ struct FetchBenchmark {
 
     private func call(
         _ member: String, _ arguments: [DBusValue], signature: String,
-        interface: String = NotifydBusNames.fetchInterface
+        interface: String = NotifydNames.fetchInterface
     ) throws(BenchFailure) -> [DBusValue] {
         do {
             let message = try DBusMessage.methodCall(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath, interface: interface,
+                destination: NotifydNames.busName, path: NotifydNames.objectPath, interface: interface,
                 member: member, arguments: arguments)
             let reply = try connection.call(message)
             guard reply.signature == signature else {
@@ -99,14 +100,7 @@ struct FetchBenchmark {
 extension BenchReport {
     mutating func addFetch(_ result: FetchBenchmark.Result) {
         let (fetches, pings) = (result.fetches, result.pingPairs)
-        rows.append(
-            ReportRow(
-                id: "fetch_p50", figure: "FetchNow + CompleteFetch, p50", value: fetches.p50 / 1000,
-                unit: .microseconds, baseline: "two Peer.Pings, p50", baselineValue: pings.p50 / 1000))
-        rows.append(
-            ReportRow(
-                id: "fetch_p99", figure: "FetchNow + CompleteFetch, p99", value: fetches.p99 / 1000,
-                unit: .microseconds, baseline: "two Peer.Pings, p99", baselineValue: pings.p99 / 1000))
+        rows += ReportRow.latencies("fetch", "FetchNow + CompleteFetch", fetches, against: "two Peer.Pings", pings, [.p50, .p99])
         let wakeUps = result.wakeUps
         rows.append(
             ReportRow(

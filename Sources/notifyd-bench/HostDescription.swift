@@ -1,4 +1,5 @@
 import Glibc
+import NotifyTestingCore
 
 /// What the report says about the machine it ran on.
 enum HostDescription {

@@ -31,16 +31,6 @@ struct IdleBenchmark {
         var threadsThatWoke: [(tid: pid_t, name: String, switches: Int)] { after.threadsThatSwitched(since: before) }
     }
 
-    struct Memory {
-        /// `VmRSS`: resident now.
-        let residentKilobytes: Int
-        /// `VmHWM`: the most that was ever resident.
-        let peakResidentKilobytes: Int?
-        /// `RssAnon`: resident memory not backed by a file (heap, stacks).
-        let anonymousKilobytes: Int?
-        let threads: Int?
-    }
-
     /// Lets the daemon finish what earlier sections left (e.g. clients that
     /// just left the bus), then counts its context switches over `seconds`.
     func measureWakeUps(seconds: Double, settleSeconds: Double) throws(BenchFailure) -> WakeUps {
@@ -54,14 +44,58 @@ struct IdleBenchmark {
     }
 
     /// Reads the daemon's memory figures now.
-    func measureMemory() throws(BenchFailure) -> Memory {
-        guard let fields = ProcReader.statusFields("/proc/\(pid)/status"),
-            let resident = ProcReader.kilobytes(fields["VmRSS"])
-        else { throw BenchFailure("cannot read VmRSS from /proc/\(pid)/status") }
-        return Memory(
-            residentKilobytes: resident,
-            peakResidentKilobytes: ProcReader.kilobytes(fields["VmHWM"]),
-            anonymousKilobytes: ProcReader.kilobytes(fields["RssAnon"]),
-            threads: fields["Threads"].flatMap { Int($0) })
+    func measureMemory() throws(BenchFailure) -> ProcessMemory {
+        guard let memory = ProcReader.memory(ofProcess: pid) else {
+            throw BenchFailure("cannot read VmRSS from /proc/\(pid)/status")
+        }
+        return memory
+    }
+}
+
+extension ProcReader {
+    /// The context switches of every thread of the process, now.
+    static func contextSwitches(ofProcess pid: pid_t) -> ContextSwitchSnapshot {
+        var threads: [pid_t: ThreadContextSwitches] = [:]
+        for name in directoryEntries("/proc/\(pid)/task") {
+            guard let tid = pid_t(name), let fields = statusFields("/proc/\(pid)/task/\(name)/status") else {
+                continue  // The thread ended meanwhile.
+            }
+            threads[tid] = ThreadContextSwitches(
+                name: fields["Name"] ?? "?",
+                voluntary: Int(fields["voluntary_ctxt_switches"] ?? "") ?? 0,
+                nonvoluntary: Int(fields["nonvoluntary_ctxt_switches"] ?? "") ?? 0)
+        }
+        return ContextSwitchSnapshot(threads: threads)
+    }
+}
+
+/// One thread's context-switch counters.
+struct ThreadContextSwitches {
+    /// The thread's name (`Name:` in its status), e.g. `notifyd` or `gmain`.
+    let name: String
+    /// Switches because the thread blocked (waited for I/O, a lock, a timer).
+    let voluntary: Int
+    /// Switches because the scheduler preempted the thread.
+    let nonvoluntary: Int
+
+    var total: Int { voluntary + nonvoluntary }
+}
+
+/// The context-switch counters of all threads of a process at one moment.
+struct ContextSwitchSnapshot {
+    let threads: [pid_t: ThreadContextSwitches]
+
+    var voluntary: Int { threads.values.reduce(0) { $0 + $1.voluntary } }
+    var nonvoluntary: Int { threads.values.reduce(0) { $0 + $1.nonvoluntary } }
+    var total: Int { voluntary + nonvoluntary }
+
+    /// The threads that switched between `earlier` and this snapshot, with
+    /// how often (a thread born meanwhile counts from zero), busiest first.
+    func threadsThatSwitched(since earlier: ContextSwitchSnapshot) -> [(tid: pid_t, name: String, switches: Int)] {
+        threads.compactMap { tid, now in
+            let switches = now.total - (earlier.threads[tid]?.total ?? 0)
+            return switches > 0 ? (tid, now.name, switches) : nil
+        }
+        .sorted { $0.switches > $1.switches }
     }
 }

@@ -47,3 +47,36 @@ struct LatencySummary {
         return Double(sorted[min(max(rank, 1), sorted.count) - 1])
     }
 }
+
+extension ReportRow {
+    /// A figure of a set of durations.
+    enum Statistic: String {
+        case p50, p99, mean
+
+        /// The figure of `summary`, in nanoseconds.
+        func of(_ summary: LatencySummary) -> Double {
+            switch self {
+            case .p50: summary.p50
+            case .p99: summary.p99
+            case .mean: summary.mean
+            }
+        }
+    }
+
+    /// One row for each of `statistics`: a set of durations against the same
+    /// figure of its baseline, e.g. `fetch_p50`, `FetchNow + CompleteFetch,
+    /// p50` against `two Peer.Pings, p50`; `targets` for those that have one.
+    static func latencies(
+        _ id: String, _ figure: String, _ summary: LatencySummary, against baseline: String,
+        _ baselineSummary: LatencySummary, _ statistics: [Statistic], unit: Unit = .microseconds,
+        targets: [Statistic: Target] = [:]
+    ) -> [ReportRow] {
+        let scale = unit == .milliseconds ? 1e6 : 1e3
+        return statistics.map { statistic in
+            ReportRow(
+                id: "\(id)_\(statistic.rawValue)", figure: "\(figure), \(statistic.rawValue)",
+                value: statistic.of(summary) / scale, unit: unit, baseline: "\(baseline), \(statistic.rawValue)",
+                baselineValue: statistic.of(baselineSummary) / scale, target: targets[statistic] ?? .none)
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 
 /// The limits section's clients: connections of their own to the section's
@@ -110,7 +111,7 @@ final class LimitsClients: @unchecked Sendable {
     /// A method call on notifyd's object.
     static func call(_ interface: String, _ member: String, _ arguments: [DBusValue]) throws -> DBusMessage {
         try DBusMessage.methodCall(
-            destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath, interface: interface,
+            destination: NotifydNames.busName, path: NotifydNames.objectPath, interface: interface,
             member: member, arguments: arguments)
     }
 }

@@ -43,10 +43,10 @@ struct ListSessionsBenchmark {
         /// The probe while a copy of the reply crosses the bus without notifyd (the bus's own share).
         let busOnly: LatencySummary
         let busOnlyNanoseconds: UInt64
-        let before: IdleBenchmark.Memory
+        let before: ProcessMemory
         /// VmHWM after each call (reset before it).
         let peaks: [Int]
-        let after: IdleBenchmark.Memory
+        let after: ProcessMemory
         let pendingAfter: Int
 
         var slowestProbe: Double { during.map(\.maximum).max() ?? .nan }
@@ -56,31 +56,14 @@ struct ListSessionsBenchmark {
 
     /// Starts the bus and notifyd, measures, stops them.
     func run() throws(BenchFailure) -> Result {
-        let directory = ScratchDirectory(existing: try scratch.makeSubdirectory("list-sessions"))
-        let bus = try PrivateBus(
-            dbusDaemon: programs.dbusDaemon, scratch: directory, environment: ChildEnvironment.inherited(overriding: [:]))
-        defer { bus.stop() }
-        let notifyd = try NotifydProcess(
-            notifyd: programs.notifyd, stateDirectory: try directory.makeSubdirectory("state"),
-            logPath: directory.appending("notifyd.log"),
-            environment: ChildEnvironment.inherited(overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address]))
-        defer { notifyd.stop() }
-        let connection: DBusConnection
-        do {
-            connection = try DBusConnection.connect(to: .address(bus.address), private: true)
-        } catch {
-            throw BenchFailure("cannot connect to the list-sessions section's bus: \(error)")
-        }
-        do throws(BenchFailure) {
-            try notifyd.waitUntilServing(on: connection)
-            return try measure(bus: bus, notifyd: notifyd, connection: connection)
-        } catch {
-            guard let ended = notifyd.process.poll() else { throw error }
-            throw BenchFailure("\(error)\nThe list-sessions notifyd ended with \(ended). \(notifyd.logTail())")
-        }
+        let daemon = try BenchDaemon(
+            programs: programs, scratch: scratch, section: "list-sessions", name: "The list-sessions notifyd")
+        defer { daemon.stop() }
+        return try daemon.measure(measure)
     }
 
-    private func measure(bus: PrivateBus, notifyd: NotifydProcess, connection: DBusConnection) throws(BenchFailure) -> Result {
+    private func measure(_ daemon: BenchDaemon) throws(BenchFailure) -> Result {
+        let (bus, notifyd, connection) = (daemon.bus, daemon.notifyd, daemon.connection)
         let client = ListSessionsClient(connection: connection)
         let populate = try MonotonicClock.measure { () throws(BenchFailure) in
             try client.populate(sessions: sessions, perApp: Self.perApp, address: bus.address)

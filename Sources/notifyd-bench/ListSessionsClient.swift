@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 
 /// The list-sessions section's calls on its notifyd: storing the sessions,
@@ -66,8 +67,8 @@ struct ListSessionsClient {
     func listSessions() throws(BenchFailure) -> DBusMessage {
         do {
             let call = try DBusMessage.methodCall(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
-                interface: NotifydBusNames.sessionsInterface, member: "ListSessions")
+                destination: NotifydNames.busName, path: NotifydNames.objectPath,
+                interface: NotifydNames.sessionsInterface, member: "ListSessions")
             return try connection.call(call, timeoutMilliseconds: 120_000)
         } catch {
             throw BenchFailure("ListSessions failed: \(error)")

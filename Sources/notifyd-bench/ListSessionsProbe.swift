@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 import Synchronization
 
@@ -49,8 +50,8 @@ final class ListSessionsProbe: Sendable {
         let connection: DBusConnection
         let message: () throws(DBusError) -> DBusMessage = {
             try DBusMessage.methodCall(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
-                interface: NotifydBusNames.badgesInterface, member: "GetBadge", arguments: [.string(Self.appID)])
+                destination: NotifydNames.busName, path: NotifydNames.objectPath,
+                interface: NotifydNames.badgesInterface, member: "GetBadge", arguments: [.string(Self.appID)])
         }
         do {
             connection = try DBusConnection.connect(to: .address(address), private: true)

@@ -47,9 +47,9 @@ struct LoadBenchmark {
         let pendingBefore: Int
         /// After the clean-up; nil when notifyd did not answer.
         let pendingAfter: Int?
-        let before: IdleBenchmark.Memory
+        let before: ProcessMemory
         /// nil when notifyd is gone.
-        let after: IdleBenchmark.Memory?
+        let after: ProcessMemory?
 
         var totalCalls: Int { clients * callsPerClient }
         var answered: Int { all.count }
@@ -59,39 +59,22 @@ struct LoadBenchmark {
 
     /// Starts the bus and notifyd, measures, stops them.
     func run() throws(BenchFailure) -> Result {
-        let directory = ScratchDirectory(existing: try scratch.makeSubdirectory("load"))
-        let bus = try PrivateBus(
-            dbusDaemon: programs.dbusDaemon, scratch: directory,
-            environment: ChildEnvironment.inherited(overriding: [:]))
-        defer { bus.stop() }
-        let notifyd = try NotifydProcess(
-            notifyd: programs.notifyd, stateDirectory: try directory.makeSubdirectory("state"),
-            logPath: directory.appending("notifyd.log"),
-            environment: ChildEnvironment.inherited(overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address]))
-        defer { notifyd.stop() }
-        let connection: DBusConnection
-        do {
-            connection = try DBusConnection.connect(to: .address(bus.address), private: true)
-        } catch {
-            throw BenchFailure("cannot connect to the load section's bus: \(error)")
-        }
-        do throws(BenchFailure) {
-            try notifyd.waitUntilServing(on: connection)
-            let result = try measure(bus: bus, notifyd: notifyd, connection: connection)
-            guard result.pendingAfter != nil, result.after != nil, notifyd.process.poll() == nil else {
+        let daemon = try BenchDaemon(programs: programs, scratch: scratch, section: "load", name: "The load's notifyd")
+        defer { daemon.stop() }
+        return try daemon.measure { daemon throws(BenchFailure) in
+            let result = try measure(daemon)
+            guard result.pendingAfter != nil, result.after != nil, !daemon.hasEnded else {
                 throw BenchFailure(
                     "the load's notifyd did not survive the load: \(result.answered) of \(result.totalCalls) calls "
                         + "answered; errors: \(BenchReport.countsText(result.outcome.errors)); PendingHandlers "
                         + "afterwards: \(result.pendingAfter.map(String.init) ?? "no answer").")
             }
             return result
-        } catch {
-            guard let ended = notifyd.process.poll() else { throw error }
-            throw BenchFailure("\(error)\nThe load's notifyd ended with \(ended). \(notifyd.logTail())")
         }
     }
 
-    private func measure(bus: PrivateBus, notifyd: NotifydProcess, connection: DBusConnection) throws(BenchFailure) -> Result {
+    private func measure(_ daemon: BenchDaemon) throws(BenchFailure) -> Result {
+        let (bus, notifyd, connection) = (daemon.bus, daemon.notifyd, daemon.connection)
         let schedules = (1...clients).map { LoadCall.schedule(count: calls, client: $0) }
         let pendingBefore = try connection.notifydPendingHandlers()
         let memory = IdleBenchmark(pid: notifyd.pid)
@@ -105,7 +88,7 @@ struct LoadBenchmark {
                 at: index)
         }
         func cpu() -> (UInt64?, UInt64?) {
-            (ProcReader.cpuNanoseconds(ofProcess: notifyd.pid), ProcReader.cpuNanoseconds(ofProcess: bus.process.pid))
+            (notifyd.process?.cpuNanoseconds, bus.process.cpuNanoseconds)
         }
         barrier.arriveAndWait()  // every client connected and warmed up
         let (pingStart, pingCPUStart) = (MonotonicClock.nanoseconds(), cpu())

@@ -1,4 +1,5 @@
 import DBus
+import NotifyCore
 import NotifyTestingCore
 
 /// What one client of the load section saw. Made on the client's thread,
@@ -82,7 +83,7 @@ final class LoadClient {
     /// The first call makes notifyd look the caller up (its credentials,
     /// sandbox and scope); it and a few Pings are not timed.
     private func warmUp() throws(DBusError) {
-        expected.badge = try callNotifyd(NotifydBusNames.badgesInterface, "GetBadge", [.string(app)]).arguments().decode(0)
+        expected.badge = try callNotifyd(NotifydNames.badgesInterface, "GetBadge", [.string(app)]).arguments().decode(0)
         for _ in 0..<Self.warmUpPings {
             _ = try callNotifyd("org.freedesktop.DBus.Peer", "Ping", [])
         }
@@ -139,13 +140,13 @@ final class LoadClient {
     private func cleanUp() {
         while let session = expected.takeOldestPending() {
             do {
-                _ = try callNotifyd(NotifydBusNames.sessionsInterface, "CompleteSession", [.string(session)])
+                _ = try callNotifyd(NotifydNames.sessionsInterface, "CompleteSession", [.string(session)])
             } catch {
                 outcome.cleanUpFailures.append("CompleteSession(\(session)): \(error)")
             }
         }
         do {
-            _ = try callNotifyd(NotifydBusNames.badgesInterface, "SetBadge", [.string(app), .uint32(0)])
+            _ = try callNotifyd(NotifydNames.badgesInterface, "SetBadge", [.string(app), .uint32(0)])
         } catch {
             outcome.cleanUpFailures.append("SetBadge(\(app), 0): \(error)")
         }
@@ -160,7 +161,7 @@ final class LoadClient {
 
     private func makeMessage(_ interface: String, _ member: String, _ arguments: [DBusValue]) throws(DBusError) -> DBusMessage {
         try DBusMessage.methodCall(
-            destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath, interface: interface,
+            destination: NotifydNames.busName, path: NotifydNames.objectPath, interface: interface,
             member: member, arguments: arguments)
     }
 

@@ -1,4 +1,5 @@
 import DBus
+import NotifyCore
 import NotifyTestingCore
 
 /// One call of the load section, with the arguments it was given.
@@ -79,6 +80,8 @@ struct LoadExpectation {
         case .listSessions: return .listSessions
         case .propertiesGet:
             return .propertiesGet(Self.properties[Int.random(in: 0..<Self.properties.count, using: &generator)])
+        default:
+            preconditionFailure("\(kind.rawValue) is not in the load's mix")
         }
     }
 
@@ -158,9 +161,9 @@ struct LoadExpectation {
 extension LoadIntent {
     var interface: String {
         switch self {
-        case .getBadge, .setBadge, .incrementBadge, .listBadges: NotifydBusNames.badgesInterface
-        case .handleEvents, .completeSession, .listSessions: NotifydBusNames.sessionsInterface
-        case .getState: NotifydBusNames.appsInterface
+        case .getBadge, .setBadge, .incrementBadge, .listBadges: NotifydNames.badgesInterface
+        case .handleEvents, .completeSession, .listSessions: NotifydNames.sessionsInterface
+        case .getState: NotifydNames.appsInterface
         case .propertiesGet: "org.freedesktop.DBus.Properties"
         }
     }
@@ -188,7 +191,7 @@ extension LoadIntent {
         case .incrementBadge(let delta): [.string(app), .int32(delta)]
         case .handleEvents(let session, let event): [.string(session), .string(app), .vardict(event)]
         case .completeSession(let session): [.string(session)]
-        case .propertiesGet(let name): [.string(NotifydBusNames.daemonInterface), .string(name)]
+        case .propertiesGet(let name): [.string(NotifydNames.daemonInterface), .string(name)]
         }
     }
 }

@@ -27,6 +27,17 @@ enum NumberText {
         return text
     }
 
+    /// A whole number with its thousands grouped: `100,001`.
+    static func grouped(_ value: Int) -> String {
+        let digits = Array(String(value.magnitude))
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { text.append(",") }
+            text.append(digit)
+        }
+        return value < 0 ? "-" + text : text
+    }
+
     /// A JSON number, or `null` for a missing or non-finite one.
     static func json(_ value: Double?, decimals: Int = 3) -> String {
         guard let value, value.isFinite else { return "null" }

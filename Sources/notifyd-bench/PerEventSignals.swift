@@ -1,4 +1,5 @@
 import DBus
+import NotifyCore
 
 /// The signals notifyd emits for each event of the bench's burst, as the
 /// emitting receiver (`notifyd-bench receive --emit`) sends them: the wire
@@ -27,7 +28,7 @@ import DBus
 /// on this bus as on notifyd's: the bus reads and drops them.
 struct PerEventSignals {
     /// Where notifyd emits from.
-    static let path = NotifydBusNames.objectPath
+    static let path = NotifydNames.objectPath
     static let badgeMember = "BadgeChanged"
     static let handlerMember = "HandleEventsForBackgroundSession"
     /// Signals emitted per event.
@@ -47,10 +48,10 @@ struct PerEventSignals {
         badge &+= 1
         handlerID &+= 1
         try connection.emitSignal(
-            path: Self.path, interface: NotifydBusNames.badgesInterface, member: Self.badgeMember,
+            path: Self.path, interface: NotifydNames.badgesInterface, member: Self.badgeMember,
             [.string(app), .uint32(badge)])
         try connection.emitSignal(
-            path: Self.path, interface: NotifydBusNames.sessionsInterface, member: Self.handlerMember,
+            path: Self.path, interface: NotifydNames.sessionsInterface, member: Self.handlerMember,
             [.string(session), .string(app), .uint64(handlerID), .vardict(event)])
     }
 }

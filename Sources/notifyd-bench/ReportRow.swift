@@ -1,3 +1,5 @@
+import NotifyTestingCore
+
 /// One line of the report: a measured figure, the baseline it is compared
 /// with (measured in the same run), the ratio, the target and the verdict.
 struct ReportRow {
@@ -106,5 +108,26 @@ struct ReportRow {
         case .bytes: "\(NumberText.fixed(value, decimals: 0)) B"
         case .perSecond: "\(NumberText.fixed(value, decimals: 0))/s"
         }
+    }
+}
+
+extension ReportRow {
+    /// The row of a resident-memory figure (`VmRSS`), against another
+    /// reading if given; none when the reading was not taken.
+    static func resident(
+        _ id: String, _ figure: String, _ memory: ProcessMemory?, against baseline: String? = nil,
+        _ baselineMemory: ProcessMemory? = nil, target: Target = .none, note: String? = nil
+    ) -> [ReportRow] {
+        guard let memory else { return [] }
+        return [
+            ReportRow(
+                id: id, figure: figure, value: Double(memory.residentKilobytes), unit: .kilobytes, baseline: baseline,
+                baselineValue: baselineMemory.map { Double($0.residentKilobytes) }, target: target, note: note)
+        ]
+    }
+
+    /// `RssAnon` as the notes give it: `1234`, or `?` when it was not read.
+    static func anonymousText(_ memory: ProcessMemory) -> String {
+        memory.anonymousKilobytes.map { String($0) } ?? "?"
     }
 }

@@ -49,14 +49,14 @@ struct SoakBenchmark {
         /// The samples the verdict is taken over: the last 10 minutes, or
         /// the last half of a run shorter than 20 minutes.
         let window: ArraySlice<Sample>
-        let after: IdleBenchmark.Memory?
+        let after: ProcessMemory?
     }
 
     /// The descriptors notifyd holds: the fewest of 5 readings 20 ms
     /// apart, so that one open for an instant (`/proc` read to identify a
     /// new caller, a file being probed) does not count; a leaked one stays
     /// in every reading.
-    static func heldDescriptors(of pid: pid_t) -> Int {
+    static func heldDescriptors(of pid: Int32) -> Int {
         var fewest = Int.max
         for reading in 0..<5 {
             if reading > 0 { MonotonicClock.sleep(seconds: 0.02) }
@@ -66,41 +66,18 @@ struct SoakBenchmark {
     }
 
     func run() throws(BenchFailure) -> Result {
-        let directory = ScratchDirectory(existing: try scratch.makeSubdirectory("soak"))
-        let bus = try PrivateBus(
-            dbusDaemon: programs.dbusDaemon, scratch: directory,
-            environment: ChildEnvironment.inherited(overriding: [:]))
-        defer { bus.stop() }
-        let server = try EventsBenchmark.notificationServer(address: bus.address)
-        defer { server.stop() }
-        let environment = ChildEnvironment.inherited(overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         // Its system bus is the private bus, where no logind answers: tasks
         // run without a sleep lock, whose one descriptor would otherwise come
         // and go with them (and the machine's logind would see the soak).
-        let notifyd = try NotifydProcess(
-            notifyd: programs.notifyd, stateDirectory: try directory.makeSubdirectory("state"),
-            logPath: directory.appending("notifyd.log"),
-            environment: ChildEnvironment.inherited(
-                overriding: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": bus.address]))
-        defer { notifyd.stop() }
-        let connection: DBusConnection
-        do {
-            connection = try DBusConnection.connect(to: .address(bus.address), private: true)
-        } catch {
-            throw BenchFailure("cannot connect to the soak's bus: \(error)")
-        }
-        do throws(BenchFailure) {
-            try notifyd.waitUntilServing(on: connection)
-            return try soak(bus: bus, notifyd: notifyd, connection: connection, environment: environment)
-        } catch {
-            guard let ended = notifyd.process.poll() else { throw error }
-            throw BenchFailure("\(error)\nThe soak's notifyd ended with \(ended). \(notifyd.logTail())")
-        }
+        let daemon = try BenchDaemon(
+            programs: programs, scratch: scratch, section: "soak", name: "The soak's notifyd", systemBus: .sessionBus,
+            notificationServer: true)
+        defer { daemon.stop() }
+        return try daemon.measure(soak)
     }
 
-    private func soak(
-        bus: PrivateBus, notifyd: NotifydProcess, connection: DBusConnection, environment: [String]
-    ) throws(BenchFailure) -> Result {
+    private func soak(_ daemon: BenchDaemon) throws(BenchFailure) -> Result {
+        let (bus, notifyd, connection) = (daemon.bus, daemon.notifyd, daemon.connection)
         let clientApps = (1...clients).flatMap { client in
             (0..<SoakClient.appsPerClient).map { "org.notifyd.Soak.C\(client).A\($0)" }
         }
@@ -110,7 +87,7 @@ struct SoakBenchmark {
         let stop = StopFlag()
         let slots = (0..<clients).map { _ in SoakOutcomeSlot() }
         let spawns = Locked(SoakSpawner.Counts())
-        let spawner = SoakSpawner(gdbus: programs.gdbus, busctl: programs.busctl, environment: environment)
+        let spawner = SoakSpawner(gdbus: programs.gdbus, busctl: programs.busctl, environment: daemon.clientEnvironment)
         let (address, interval) = (bus.address, spawnInterval)
         let perClient = callsPerSecond / Double(clients)
         let threads = try ClientThreads(count: clients + 1, onFailure: { stop.raise() }) { index in
@@ -144,7 +121,7 @@ struct SoakBenchmark {
         var next = sampleSeconds
         while next <= total + 0.001 {
             MonotonicClock.sleep(seconds: max(0, next - Double(MonotonicClock.nanoseconds() - start) / 1e9))
-            guard notifyd.process.poll() == nil, let reading = sample() else {
+            guard !daemon.hasEnded, let reading = sample() else {
                 failure = BenchFailure("notifyd ended during the soak, \(NumberText.compact(next)) s in.")
                 break
             }

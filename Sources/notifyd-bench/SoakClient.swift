@@ -1,4 +1,5 @@
 import DBus
+import NotifyCore
 import NotifyTestingCore
 import Synchronization
 
@@ -74,10 +75,10 @@ final class SoakClient {
         let start = MonotonicClock.nanoseconds()
         var made = 0
         while !stop.isRaised {
-            for call in SoakCall.block.shuffled(using: &client.generator) {
+            for call in CallMix.soak.block.shuffled(using: &client.generator) {
                 client.perform(call)
             }
-            made += SoakCall.block.count
+            made += CallMix.soak.block.count
             slot.publish(client.outcome)
             if callsPerSecond > 0 { pace(until: start + UInt64(Double(made) / callsPerSecond * 1e9), stop: stop) }
         }
@@ -113,7 +114,7 @@ final class SoakClient {
         do {
             reply = try connection.call(
                 DBusMessage.methodCall(
-                    destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
+                    destination: NotifydNames.busName, path: NotifydNames.objectPath,
                     interface: intent.interface, member: intent.member, arguments: intent.arguments))
         } catch {
             outcome.errors[error.name, default: 0] += 1
@@ -131,7 +132,7 @@ final class SoakClient {
         for intent in book.cleanUpIntents() {
             _ = try? connection.call(
                 DBusMessage.methodCall(
-                    destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath,
+                    destination: NotifydNames.busName, path: NotifydNames.objectPath,
                     interface: intent.interface, member: intent.member, arguments: intent.arguments))
         }
     }

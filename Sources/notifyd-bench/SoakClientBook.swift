@@ -1,4 +1,5 @@
 import DBus
+import NotifyCore
 import NotifyTestingCore
 
 /// One call of a soak client: what it is and its message's parts.
@@ -18,7 +19,7 @@ struct SoakIntent {
     init(_ call: SoakCall, _ interface: String, _ arguments: [DBusValue]) {
         self.call = call
         self.interface = interface
-        member = call == .propertiesGet ? "Get" : call.rawValue
+        member = call.member
         self.arguments = arguments
     }
 }
@@ -42,11 +43,11 @@ struct SoakClientBook {
     /// A session is completed only while its handler has this long left.
     static let completionMargin: UInt64 = 2_000_000_000
 
-    private static let sessions = NotifydBusNames.sessionsInterface
-    private static let badges = NotifydBusNames.badgesInterface
-    private static let appsInterface = NotifydBusNames.appsInterface
-    private static let fetch = NotifydBusNames.fetchInterface
-    private static let tasksInterface = NotifydBusNames.tasksInterface
+    private static let sessions = NotifydNames.sessionsInterface
+    private static let badges = NotifydNames.badgesInterface
+    private static let appsInterface = NotifydNames.appsInterface
+    private static let fetch = NotifydNames.fetchInterface
+    private static let tasksInterface = NotifydNames.tasksInterface
 
     /// The call to make for `wanted`, or the one that makes it possible.
     mutating func intent(
@@ -72,7 +73,7 @@ struct SoakClientBook {
         case .propertiesGet:
             return SoakIntent(
                 .propertiesGet, "org.freedesktop.DBus.Properties",
-                [.string(NotifydBusNames.daemonInterface), .string("PendingHandlers")])
+                [.string(NotifydNames.daemonInterface), .string("PendingHandlers")])
         case .handleEvents, .completeSession:
             return sessionIntent(wanted, app: app, apps: apps, now: now, using: &generator)
         case .fetchNow, .completeFetch:

@@ -1,4 +1,5 @@
 import DBus
+import NotifyCore
 import NotifyTestingCore
 
 /// Fills the stores notifyd keeps bounded, for the soak's apps, to their
@@ -11,9 +12,10 @@ struct SoakPrefill {
     let apps: [String]
     let threads: Int
 
-    static let activationsPerApp = 1_000
-    static let fetchesPerApp = 100
-    static let sessions = 1_000
+    /// The caps, read from NotifyCore (the books that keep them).
+    static let activationsPerApp = AppBook.activationsKeptPerApp
+    static let fetchesPerApp = FetchBook.historyKeptPerApp
+    static let sessions = SessionBook.finishedSessionsKept
 
     struct Result {
         let calls: Int
@@ -47,27 +49,27 @@ struct SoakPrefill {
         func call(_ interface: String, _ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
             made += 1
             return try connection.call(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath, interface: interface,
+                destination: NotifydNames.busName, path: NotifydNames.objectPath, interface: interface,
                 member: member, arguments)
         }
         for app in apps {
             for _ in 0..<activationsPerApp {
-                _ = try call(NotifydBusNames.appsInterface, "DidBecomeActive", [.string(app)])
+                _ = try call(NotifydNames.appsInterface, "DidBecomeActive", [.string(app)])
             }
-            _ = try call(NotifydBusNames.appsInterface, "WillResignActive", [.string(app)])
+            _ = try call(NotifydNames.appsInterface, "WillResignActive", [.string(app)])
             for _ in 0..<fetchesPerApp {
-                let id: UInt64 = try call(NotifydBusNames.fetchInterface, "FetchNow", [.string(app)]).decode(0)
-                _ = try call(NotifydBusNames.fetchInterface, "CompleteFetch", [.uint64(id), .string("no-data")])
+                let id: UInt64 = try call(NotifydNames.fetchInterface, "FetchNow", [.string(app)]).decode(0)
+                _ = try call(NotifydNames.fetchInterface, "CompleteFetch", [.uint64(id), .string("no-data")])
             }
         }
         guard let app = apps.first else { return made }
         for number in 0..<sessions {
             let session = "soak-prefill-\(thread)-\(number)"
             let event: [String: DBusValue] = ["title": .string("prefill.iso"), "notify": .boolean(false)]
-            _ = try call(NotifydBusNames.sessionsInterface, "HandleEventsForBackgroundSession", [.string(session), .string(app), .vardict(event)])
-            _ = try call(NotifydBusNames.sessionsInterface, "CompleteSession", [.string(session)])
+            _ = try call(NotifydNames.sessionsInterface, "HandleEventsForBackgroundSession", [.string(session), .string(app), .vardict(event)])
+            _ = try call(NotifydNames.sessionsInterface, "CompleteSession", [.string(session)])
         }
-        _ = try call(NotifydBusNames.badgesInterface, "ClearAllBadges", [])
+        _ = try call(NotifydNames.badgesInterface, "ClearAllBadges", [])
         return made
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 
 /// The short-lived callers of the soak section: one process after another
@@ -14,7 +15,7 @@ import NotifyTestingCore
 struct SoakSpawner {
     let gdbus: String?
     let busctl: String?
-    let environment: [String]
+    let environment: [String: String]
 
     /// Apps the spawned callers act for.
     static let apps = (0..<4).map { "org.notifyd.Soak.Spawned.A\($0)" }
@@ -35,7 +36,7 @@ struct SoakSpawner {
             if let (program, arguments) = command(number) {
                 let status: String?
                 do {
-                    let (termination, output) = try ChildProcess.run(program, arguments, environment: environment)
+                    let (termination, output) = try BenchPrograms.run(program, arguments, environment: environment)
                     status = termination == .exited(0) ? nil : "\(termination): \(output.prefix(300))"
                 } catch {
                     status = "\(error)"
@@ -57,7 +58,7 @@ struct SoakSpawner {
     /// The `number`th caller; nil when its program is not installed.
     private func command(_ number: Int) -> (String, [String])? {
         let app = Self.apps[number % Self.apps.count]
-        let (bus, path) = (NotifydBusNames.busName, NotifydBusNames.objectPath)
+        let (bus, path) = (NotifydNames.busName, NotifydNames.objectPath)
         switch number % 4 {
         case 0:
             return gdbus.map {
@@ -71,10 +72,10 @@ struct SoakSpawner {
                 )
             }
         case 1:
-            return busctl.map { ($0, ["--user", "call", bus, path, NotifydBusNames.badgesInterface, "GetBadge", "s", app]) }
+            return busctl.map { ($0, ["--user", "call", bus, path, NotifydNames.badgesInterface, "GetBadge", "s", app]) }
         case 2:
             return busctl.map {
-                ($0, ["--user", "call", bus, path, NotifydBusNames.tasksInterface, "BeginBackgroundTask", "ss", app, "hook"])
+                ($0, ["--user", "call", bus, path, NotifydNames.tasksInterface, "BeginBackgroundTask", "ss", app, "hook"])
             }
         default:
             return gdbus.map {
@@ -82,7 +83,7 @@ struct SoakSpawner {
                     $0,
                     [
                         "call", "--session", "--dest", bus, "--object-path", path, "--method",
-                        "\(NotifydBusNames.appsInterface).DidBecomeActive", app,
+                        "\(NotifydNames.appsInterface).DidBecomeActive", app,
                     ]
                 )
             }

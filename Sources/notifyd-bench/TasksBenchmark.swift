@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import NotifyCore
 import NotifyTestingCore
 import Synchronization
 
@@ -22,31 +23,19 @@ struct TasksBenchmark {
     }
 
     func run() throws(BenchFailure) -> Result {
-        let directory = ScratchDirectory(existing: try scratch.makeSubdirectory("tasks"))
-        let session = try PrivateBus(
-            dbusDaemon: programs.dbusDaemon, scratch: ScratchDirectory(existing: try directory.makeSubdirectory("session")),
-            environment: ChildEnvironment.inherited(overriding: [:]))
-        defer { session.stop() }
-        let system = try PrivateBus(
-            dbusDaemon: programs.dbusDaemon, scratch: ScratchDirectory(existing: try directory.makeSubdirectory("system")),
-            environment: ChildEnvironment.inherited(overriding: [:]))
-        defer { system.stop() }
+        let directory = try scratch.subdirectory("tasks")
+        let system = try programs.bus(in: try directory.subdirectory("system"))
+        defer { system.stop(graceSeconds: 2) }
         let logind = try StandInLogind(address: system.address)
         defer { logind.stop() }
-        let notifyd = try NotifydProcess(
-            notifyd: programs.notifyd, stateDirectory: try directory.makeSubdirectory("state"),
-            logPath: directory.appending("notifyd.log"),
-            environment: ChildEnvironment.inherited(overriding: [
-                "DBUS_SESSION_BUS_ADDRESS": session.address, "DBUS_SYSTEM_BUS_ADDRESS": system.address,
-            ]))
-        defer { notifyd.stop() }
-        let connection: DBusConnection
-        do {
-            connection = try DBusConnection.connect(to: .address(session.address), private: true)
-        } catch {
-            throw BenchFailure("cannot connect to the tasks section's bus: \(error)")
-        }
-        try notifyd.waitUntilServing(on: connection)
+        let daemon = try BenchDaemon(
+            programs: programs, in: try directory.subdirectory("session"), name: "The tasks notifyd",
+            systemBus: .address(system.address))
+        defer { daemon.stop() }
+        return try daemon.measure { daemon throws(BenchFailure) in try measure(daemon.connection, logind: logind) }
+    }
+
+    private func measure(_ connection: DBusConnection, logind: StandInLogind) throws(BenchFailure) -> Result {
         var ping = LatencySamples(reservingCapacity: tasks)
         var taken = LatencySamples(reservingCapacity: tasks)
         var released = LatencySamples(reservingCapacity: tasks)
@@ -56,12 +45,12 @@ struct TasksBenchmark {
             let pingTime = MonotonicClock.nanoseconds() - pingStart
             let start = MonotonicClock.nanoseconds()
             let reply = try call(
-                connection, "org.notifyd.Notifyd1.Tasks", "BeginBackgroundTask",
+                connection, NotifydNames.tasksInterface, "BeginBackgroundTask",
                 [.string("org.notifyd.bench.Task"), .string("task \(index)")])
             guard case .uint64(let id)? = reply.first else { throw BenchFailure("BeginBackgroundTask answered \(reply)") }
             let asked = try logind.waitForCall(index + 1, seconds: 10) - start
             let endStart = MonotonicClock.nanoseconds()
-            _ = try call(connection, "org.notifyd.Notifyd1.Tasks", "EndBackgroundTask", [.uint64(id)])
+            _ = try call(connection, NotifydNames.tasksInterface, "EndBackgroundTask", [.uint64(id)])
             let closed = try logind.waitUntilReleased(index, seconds: 10) - endStart
             if index >= 10 {  // the first ten warm up (and connect notifyd to the system bus)
                 ping.append(pingTime)
@@ -77,7 +66,7 @@ struct TasksBenchmark {
     ) throws(BenchFailure) -> [DBusValue] {
         do {
             return try connection.call(
-                destination: NotifydBusNames.busName, path: NotifydBusNames.objectPath, interface: interface,
+                destination: NotifydNames.busName, path: NotifydNames.objectPath, interface: interface,
                 member: member, arguments)
         } catch {
             throw BenchFailure("\(member) failed: \(error)")
@@ -170,21 +159,12 @@ final class StandInLogind: Sendable {
 
 extension BenchReport {
     mutating func addTasks(_ result: TasksBenchmark.Result) {
-        rows.append(
-            ReportRow(
-                id: "task_lock_taken_p50", figure: "BeginBackgroundTask to Inhibit at logind, p50",
-                value: result.lockTaken.p50 / 1000, unit: .microseconds, baseline: "Peer.Ping, p50",
-                baselineValue: result.ping.p50 / 1000))
-        rows.append(
-            ReportRow(
-                id: "task_lock_taken_p99", figure: "BeginBackgroundTask to Inhibit at logind, p99",
-                value: result.lockTaken.p99 / 1000, unit: .microseconds, baseline: "Peer.Ping, p99",
-                baselineValue: result.ping.p99 / 1000))
-        rows.append(
-            ReportRow(
-                id: "task_lock_released_p50", figure: "EndBackgroundTask to the lock closed, p50",
-                value: result.lockReleased.p50 / 1000, unit: .microseconds, baseline: "Peer.Ping, p50",
-                baselineValue: result.ping.p50 / 1000))
+        rows += ReportRow.latencies(
+            "task_lock_taken", "BeginBackgroundTask to Inhibit at logind", result.lockTaken, against: "Peer.Ping",
+            result.ping, [.p50, .p99])
+        rows += ReportRow.latencies(
+            "task_lock_released", "EndBackgroundTask to the lock closed", result.lockReleased, against: "Peer.Ping",
+            result.ping, [.p50])
         notes.append(
             "Tasks: \(result.tasks) tasks begun and ended one after another (after 10 to warm up), on a notifyd whose "
                 + "system bus is a second private bus with a stand-in logind; taken = from sending BeginBackgroundTask "

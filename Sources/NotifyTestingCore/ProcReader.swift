@@ -1,10 +1,12 @@
 import Glibc
 
-/// Reads figures of a running process from `/proc` (Linux).
-enum ProcReader {
+/// Reads figures of a running process from `/proc` (Linux): the CPU time
+/// and memory of a child (``SpawnedProcess/cpuNanoseconds``,
+/// ``SpawnedProcess/memory``), and whole files of `/proc` and elsewhere.
+public enum ProcReader {
     /// The `Name: value` fields of `/proc/PID/status` (or of one thread's
     /// `/proc/PID/task/TID/status`), or nil if the file cannot be read.
-    static func statusFields(_ path: String) -> [String: String]? {
+    public static func statusFields(_ path: String) -> [String: String]? {
         guard let text = readFile(path) else { return nil }
         var fields: [String: String] = [:]
         for line in text.split(separator: "\n") {
@@ -16,24 +18,9 @@ enum ProcReader {
     }
 
     /// A size such as `9876 kB` (the value of `VmRSS:`), in kilobytes.
-    static func kilobytes(_ value: String?) -> Int? {
+    public static func kilobytes(_ value: String?) -> Int? {
         guard let value else { return nil }
         return Int(value.split(separator: " ").first ?? "")
-    }
-
-    /// The context switches of every thread of the process, now.
-    static func contextSwitches(ofProcess pid: pid_t) -> ContextSwitchSnapshot {
-        var threads: [pid_t: ThreadContextSwitches] = [:]
-        for name in directoryEntries("/proc/\(pid)/task") {
-            guard let tid = pid_t(name), let fields = statusFields("/proc/\(pid)/task/\(name)/status") else {
-                continue  // The thread ended meanwhile.
-            }
-            threads[tid] = ThreadContextSwitches(
-                name: fields["Name"] ?? "?",
-                voluntary: Int(fields["voluntary_ctxt_switches"] ?? "") ?? 0,
-                nonvoluntary: Int(fields["nonvoluntary_ctxt_switches"] ?? "") ?? 0)
-        }
-        return ContextSwitchSnapshot(threads: threads)
     }
 
     /// The CPU time all threads of a process have used so far, in
@@ -41,7 +28,7 @@ enum ProcReader {
     /// decimals) over `/proc/PID/task/*/sched` where the kernel has it, else
     /// `utime + stime` of `/proc/PID/stat` (whole clock ticks). Threads that
     /// already ended are not counted in the first form.
-    static func cpuNanoseconds(ofProcess pid: pid_t) -> UInt64? {
+    public static func cpuNanoseconds(ofProcess pid: Int32) -> UInt64? {
         var total = 0.0
         var found = false
         for name in directoryEntries("/proc/\(pid)/task") {
@@ -61,7 +48,7 @@ enum ProcReader {
     }
 
     /// The whole file; `/proc` files report no size, so read to the end.
-    static func readFile(_ path: String) -> String? {
+    public static func readFile(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -80,7 +67,7 @@ enum ProcReader {
     }
 
     /// The names in a directory, without `.` and `..`.
-    static func directoryEntries(_ path: String) -> [String] {
+    public static func directoryEntries(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []
@@ -94,33 +81,27 @@ enum ProcReader {
     }
 }
 
-/// One thread's context-switch counters.
-struct ThreadContextSwitches {
-    /// The thread's name (`Name:` in its status), e.g. `notifyd` or `gmain`.
-    let name: String
-    /// Switches because the thread blocked (waited for I/O, a lock, a timer).
-    let voluntary: Int
-    /// Switches because the scheduler preempted the thread.
-    let nonvoluntary: Int
-
-    var total: Int { voluntary + nonvoluntary }
+extension ProcReader {
+    /// The memory figures of `/proc/PID/status` now; nil when the process
+    /// is gone (or its `VmRSS` cannot be read).
+    public static func memory(ofProcess pid: Int32) -> ProcessMemory? {
+        guard let fields = statusFields("/proc/\(pid)/status"), let resident = kilobytes(fields["VmRSS"]) else {
+            return nil
+        }
+        return ProcessMemory(
+            residentKilobytes: resident, peakResidentKilobytes: kilobytes(fields["VmHWM"]),
+            anonymousKilobytes: kilobytes(fields["RssAnon"]), threads: fields["Threads"].flatMap { Int($0) })
+    }
 }
 
-/// The context-switch counters of all threads of a process at one moment.
-struct ContextSwitchSnapshot {
-    let threads: [pid_t: ThreadContextSwitches]
-
-    var voluntary: Int { threads.values.reduce(0) { $0 + $1.voluntary } }
-    var nonvoluntary: Int { threads.values.reduce(0) { $0 + $1.nonvoluntary } }
-    var total: Int { voluntary + nonvoluntary }
-
-    /// The threads that switched between `earlier` and this snapshot, with
-    /// how often (a thread born meanwhile counts from zero), busiest first.
-    func threadsThatSwitched(since earlier: ContextSwitchSnapshot) -> [(tid: pid_t, name: String, switches: Int)] {
-        threads.compactMap { tid, now in
-            let switches = now.total - (earlier.threads[tid]?.total ?? 0)
-            return switches > 0 ? (tid, now.name, switches) : nil
-        }
-        .sorted { $0.switches > $1.switches }
-    }
+/// A process's memory at one moment (MB here is 1024 kB).
+public struct ProcessMemory: Sendable {
+    /// `VmRSS`: resident now.
+    public let residentKilobytes: Int
+    /// `VmHWM`: the most that was ever resident.
+    public let peakResidentKilobytes: Int?
+    /// `RssAnon`: resident memory not backed by a file (heap, stacks).
+    public let anonymousKilobytes: Int?
+    /// `Threads`.
+    public let threads: Int?
 }
