@@ -162,7 +162,7 @@ struct BenchCommand: ParsableCommand {
                 listSessions: listSessions, listCalls: listCalls,
                 soak: soak.map {
                     .init(
-                        minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds ?? ($0 < 20 ? 10 : 60),
+                        minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds ?? SoakBenchmark.Settings.defaultSampleSeconds(minutes: $0),
                         callsPerSecond: soakRate)
                 },
                 limitsFetchApps: limitsFetchApps, limitsActivationApps: limitsActivationApps,

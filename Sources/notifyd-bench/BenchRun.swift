@@ -25,18 +25,10 @@ struct BenchRun {
     let listSessions: Int
     let listCalls: Int
     /// The soak's settings, when it runs.
-    let soak: SoakSettings?
+    let soak: SoakBenchmark.Settings?
     let limitsFetchApps: Int
     let limitsActivationApps: Int
     let keepScratch: Bool
-
-    struct SoakSettings {
-        let minutes: Double
-        let clients: Int
-        let sampleSeconds: Double
-        /// Calls a second of all clients together; 0: as fast as notifyd answers.
-        let callsPerSecond: Double
-    }
 
     /// The app whose badge every client reads, and its badge.
     static let appID = "org.notifyd.Bench"
@@ -77,11 +69,7 @@ struct BenchRun {
         }
         if sections == [.soak], let soak {
             Progress.say("soak: \(NumberText.compact(soak.minutes)) min, \(soak.clients) clients, on a notifyd of its own")
-            report.addSoak(
-                try SoakBenchmark(
-                    programs: programs, scratch: scratch, minutes: soak.minutes, clients: soak.clients,
-                    sampleSeconds: soak.sampleSeconds, callsPerSecond: soak.callsPerSecond
-                ).run())
+            report.addSoak(try SoakBenchmark(programs: programs, scratch: scratch, settings: soak).run())
             return report
         }
 

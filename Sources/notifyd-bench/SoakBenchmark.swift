@@ -16,14 +16,28 @@ import NotifyTestingCore
 struct SoakBenchmark {
     let programs: BenchPrograms
     let scratch: ScratchDirectory
-    let minutes: Double
-    let clients: Int
-    let sampleSeconds: Double
-    /// Calls a second of all clients together, each client pacing itself
-    /// to its share; 0: as fast as notifyd answers.
-    let callsPerSecond: Double
+    let settings: Settings
     /// Seconds between two short-lived callers.
     let spawnInterval = 0.5
+
+    /// What `--soak`, `--soak-clients`, `--soak-sample-seconds` and `--soak-rate` ask for.
+    struct Settings {
+        let minutes: Double
+        let clients: Int
+        /// How often notifyd is read; ``defaultSampleSeconds(minutes:)`` unless told.
+        let sampleSeconds: Double
+        /// Calls a second of all clients together, each client pacing itself
+        /// to its share; 0: as fast as notifyd answers.
+        let callsPerSecond: Double
+
+        /// Every minute, or every 10 s in a soak under 20 minutes (whose
+        /// window, half the run, would otherwise hold too few readings).
+        static func defaultSampleSeconds(minutes: Double) -> Double { minutes < 20 ? 10 : 60 }
+
+        /// The seconds the verdict is taken over: the last 10 minutes, or
+        /// the last half of a soak under 20 minutes.
+        var windowSeconds: Double { minutes >= 20 ? 10 * 60 : minutes * 60 / 2 }
+    }
 
     /// One reading of notifyd, `seconds` after the soak began.
     struct Sample {
@@ -78,6 +92,7 @@ struct SoakBenchmark {
 
     private func soak(_ daemon: BenchDaemon) throws(BenchFailure) -> Result {
         let (bus, notifyd, connection) = (daemon.bus, daemon.notifyd, daemon.connection)
+        let (minutes, clients, sampleSeconds) = (settings.minutes, settings.clients, settings.sampleSeconds)
         let clientApps = (1...clients).flatMap { client in
             (0..<SoakClient.appsPerClient).map { "org.notifyd.Soak.C\(client).A\($0)" }
         }
@@ -89,7 +104,7 @@ struct SoakBenchmark {
         let spawns = Locked(SoakSpawner.Counts())
         let spawner = SoakSpawner(gdbus: programs.gdbus, busctl: programs.busctl, environment: daemon.clientEnvironment)
         let (address, interval) = (bus.address, spawnInterval)
-        let perClient = callsPerSecond / Double(clients)
+        let perClient = settings.callsPerSecond / Double(clients)
         let threads = try ClientThreads(count: clients + 1, onFailure: { stop.raise() }) { index in
             if index == 0 {
                 spawner.run(interval: interval, stop: stop, counts: spawns)
@@ -134,7 +149,7 @@ struct SoakBenchmark {
         stop.raise()
         threads.join()
         if let failure { throw failure }
-        let windowSamples = max(1, Int((minutes >= 20 ? 10 * 60 : total / 2) / sampleSeconds))
+        let windowSamples = max(1, Int(settings.windowSeconds / sampleSeconds))
         return Result(
             clients: clients, minutes: minutes, prefill: prefill, samples: samples, outcome: merged(),
             spawns: spawns.withLock { $0 }, window: samples.suffix(windowSamples + 1),
