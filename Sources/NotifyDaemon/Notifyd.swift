@@ -76,7 +76,7 @@ public final class Notifyd {
         } catch {
             throw StartupError(
                 .bus, "cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set? "
-                    + "scripts/run-notifyd starts a private bus when there is none")
+                    + "Outside a desktop session, `dbus-run-session notifyd` starts a bus of its own")
         }
         if !configuration.embedded, case .address(let address) = configuration.bus {
             setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)  // libnotify's own connection goes to the same bus
@@ -97,14 +97,16 @@ public final class Notifyd {
         // daemon records what it would post instead.
         let recording = configuration.embedded ? (configuration.recordingDesktop ?? RecordingDesktop()) : nil
         self.recording = recording
-        let glib = recording == nil ? LazyDesktop(logger: logger) : nil
+        let glib: LazyDesktop?
         let popups: any PopupDesktop
-        if let recording, glib == nil {
+        if let recording {
             recording.attach(loop: loop, report: inputs.desktopReported)
-            popups = recording
+            (glib, popups) = (nil, recording)
         } else {
+            let lazy = LazyDesktop(logger: logger)
+            glib = lazy
             popups = DesktopPopups(
-                desktop: glib!, server: serverMonitor,
+                desktop: lazy, server: serverMonitor,
                 jobs: PlasmaJobViews(connection: connection, logger: logger) { [launcher] in launcher.republishAll() },
                 loop: loop, logger: logger, report: inputs.desktopReported)
         }

@@ -60,6 +60,30 @@ import Testing
         }
     }
 
+    /// What only memory holds (tasks, popups, docks) is what it was
+    /// before the failed batch: a task begun before it still runs, and
+    /// the failed batch's popup and dock count are gone with it.
+    @Test func aFailedCommitPutsMemoryOnlyStateBackAsBeforeTheBatch() throws {
+        try Self.withState { committer, _, _ in
+            let app = try AppID("org.example.App")
+            let task = try committer.apply { (current) throws(NotifydError) in
+                try current.beginTask(app, name: "upload", owner: ":1.5", seconds: 180, at: 1_000)
+            }
+            let first = try Self.record("dl-0", app: "org.example.App", in: committer)
+            committer.commit { _ in }
+            let popupsBefore = committer.current.popups
+            let docksBefore = committer.current.docks
+            _ = try Self.record("dl-1", app: "org.example.App", in: committer)
+            #expect(committer.current.popups != popupsBefore, "the batch decided a popup")
+            committer.apply { _ in Decision(NotifydOutcome(writes: [.event(first)])) }
+            committer.commit { _ in }
+            #expect(committer.current.tasks.tasks[task.id] != nil, "the task begun before the batch still runs")
+            #expect(committer.current.popups == popupsBefore)
+            #expect(committer.current.docks == docksBefore)
+            #expect(committer.current.badges[app] == 1)
+        }
+    }
+
     @Test func theLineStaysShortWhateverTheBatch() throws {
         try Self.withState { committer, _, capture in
             var first: RecordedEvent?
