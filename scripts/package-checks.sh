@@ -238,15 +238,23 @@ PYTHON
 }
 # The profile Firefox ESR makes at its first start, before notifyd is
 # installed: started once on an empty page until its add-on database is
-# written, then ended.
+# written and its preferences record the build it scanned for add-ons
+# (extensions.lastAppBuildId: without it the next start rescans anyway, and
+# the check would not be of a profile made before), then ended. prefs.js is
+# written some time after the add-on database: a SIGTERM between the two
+# once left none (CI, stop 32).
 firefox_profile_before_install=/home/alice/firefox-before-install
+firefox_profile_made() {
+    test -s "$1/extensions.json" && grep -q '"extensions.lastAppBuildId"' "$1/prefs.js"
+}
 make_firefox_profile() {
     id alice >/dev/null 2>&1 || useradd --create-home alice
     browser_start firefox-esr "$firefox_profile_before_install" about:blank
-    wait_for 60 test -s "$firefox_profile_before_install/extensions.json"
+    wait_for 90 firefox_profile_made "$firefox_profile_before_install"
     local status=$?
     browser_stop
-    [ "$status" -eq 0 ] && test -s "$firefox_profile_before_install/prefs.js" && ! firefox_has_extension "$firefox_profile_before_install" true
+    [ "$status" -eq 0 ] || { ls -la "$firefox_profile_before_install"; tail -5 /tmp/firefox-esr.log; return 1; }
+    firefox_profile_made "$firefox_profile_before_install" && ! firefox_has_extension "$firefox_profile_before_install" true
 }
 # APP NAME SINCE BEFORE: the badge on APP rose by one with NAME's finished
 # event: the BadgeChanged notifyctl monitor saw with it is one more than
