@@ -78,6 +78,9 @@ let package = Package(
         // For Fuzz/, a package of its own (libFuzzer targets, built with
         // scripts/fuzz): the modules whose readers of outside bytes it fuzzes.
         .library(name: "NotifydFuzzing", targets: ["DBus", "NotifyCore", "NotifyDaemon", "BrowserBridge"]),
+        // LD_PRELOAD'ed into notifyd by tests and the bench: a disk whose
+        // fsync takes longer, or that a test holds still (Sources/SlowDisk).
+        .library(name: "SlowDisk", type: .dynamic, targets: ["SlowDisk"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -91,6 +94,7 @@ let package = Package(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CLinux"),
+        .target(name: "SlowDisk"),
         .systemLibrary(
             name: "CLibnotify", pkgConfig: "libnotify",
             providers: [.apt(["libnotify-dev"])]),

@@ -3,179 +3,215 @@ import Logging
 import NotifyCore
 import NotifyStore
 
-/// The daemon's state in memory and on disk, and the one committer of
-/// every change, with group commit.
+/// The daemon's state, decided on the bus thread and committed on the
+/// writer thread (``StoreWriter``), in a pipeline of two batches: one
+/// syncing, one filling.
 ///
 /// A handler asks the core for a decision in one call, ``apply(_:)``: the
-/// core's operation runs on the state, the rows of its outcome are staged
-/// in the batch, its effects wait in order, and the handler gets the
-/// operation's answer. Nothing else changes the state. When the loop is about
-/// to sleep, one transaction commits the whole batch (one fsync for any
-/// number of calls); only then do the calls of the batch get their
-/// replies, and then the effects are carried out (``EffectRunner``): a
-/// caller never hears of a change that a `kill -9` could still undo. If the
-/// commit fails, memory is rolled back by reloading the state from the
-/// database (which holds exactly what was committed), every waiting call
-/// gets the error, and no effect is carried out.
+/// core's operation runs on ``current``, the rows of its outcome are staged
+/// in the filling batch, its effects wait in order, and the handler gets
+/// the operation's answer. Nothing else changes the state. When the loop
+/// is about to sleep and no batch is syncing, the filling batch is sealed
+/// and handed to the writer thread: one transaction for all of it (one
+/// fsync for any number of calls), while the bus thread goes on reading,
+/// deciding and staging the next batch. When the writer is done, the
+/// loop wakes; only then do the batch's calls get their replies, and then
+/// its effects are carried out (``EffectRunner``): a caller never hears of
+/// a change that a `kill -9` could still undo.
 ///
-/// A failed commit is logged with what it refused (``BatchSummary``): a
-/// worker signal has no caller to tell. After a successful commit, once
-/// replies and effects are out, the store checkpoints its WAL if it has
-/// grown (which keeps it small on a small disk).
+/// Reads are answered at once from ``committed``, the state as the last
+/// successful commit left it: never from state a crash could undo, and a
+/// caller reads its own write (the write's reply came after the commit
+/// that the read then sees). Replies that follow a decision
+/// (``respond(_:_:)``) wait for every batch they may have seen.
+///
+/// If a commit fails, memory goes back to ``committed`` (what only memory
+/// holds to what it was when the batch opened), and the calls of the
+/// failed batch get the error, and so do those of the batch decided on top
+/// of it: nothing reaches the disk that was decided on a state that never
+/// did. No effect of either is carried out. The failure is logged with
+/// what it refused (``BatchSummary``): a worker signal has no caller to
+/// tell.
+///
+/// One syncing and one filling are enough: the filling batch takes every
+/// call that arrives while the other syncs, so a slower disk makes larger
+/// batches, not more of them; a third would only put more replies behind
+/// a disk that is already busy, and more state to roll back on failure.
 final class Committer {
+    /// The state decisions are taken on: the committed state, plus the
+    /// batch syncing and the batch filling.
     private(set) var current: NotifydState
-    private let store: StateStore
+    /// The state as the last successful commit left it: what a `kill -9`
+    /// keeps. Reads are answered from it.
+    private(set) var committed: NotifydState
+    private let writer: StoreWriter
     private let logger: Logger
-    private var batchOpen = false
-    /// What only memory holds (popups, docks, tasks) as it was when the
-    /// batch opened: put back after a failed commit.
-    private var memoryAtBatchStart: NotifydState.MemoryOnly?
-    private var replies: [(success: () -> Void, failure: (any Error) -> Void)] = []
-    private var effects: [NotifydEffect] = []
-    private var continuations: [() -> Void] = []
-    private var batch = BatchSummary()
-    private var checkpointFailing = false
+    /// The batch taking decisions, not handed to the writer yet.
+    private var filling: PendingBatch?
+    /// The batch the writer is committing.
+    private var syncing: PendingBatch?
     /// The most items the state held since it was last small.
     private var itemsHighWater = 0
     /// The most items the state held since the heap was last trimmed.
     private var itemsSinceTrim = 0
 
-    /// Loads the state from `store`; docks show at most `dockSlots` apps.
-    init(store: StateStore, dockSlots: Int = DockBook.defaultSlotLimit, logger: Logger) throws {
-        self.store = store
+    /// Loads the state from `store` (on the calling thread, before the
+    /// writer commits anything), which `writer` owns from then on; docks
+    /// show at most `dockSlots` apps.
+    init(store: StateStore, writer: StoreWriter, dockSlots: Int = DockBook.defaultSlotLimit, logger: Logger) throws {
+        self.writer = writer
         self.logger = logger
-        current = try StateMapping.load(from: store, logger: logger)
-        current.limitDockSlots(to: dockSlots)
+        var state = try StateMapping.load(from: store, logger: logger)
+        state.limitDockSlots(to: dockSlots)
+        current = state
+        committed = state
         // The rows read are freed; at the documented limits they were
         // hundreds of MB, which the heap would otherwise keep.
         MemoryTrim.trim()
     }
 
     /// The state directory.
-    var directory: String { store.directory }
-
-    /// Whether a batch is waiting for its commit.
-    var hasPendingBatch: Bool { batchOpen }
+    var directory: String { writer.directory }
 
     /// Runs one of the core's operations on the state and takes its
-    /// decision: the rows are staged in the batch, the effects queued for
-    /// after the commit (replies of the batch wait for it too). Returns the
-    /// operation's answer; an operation that throws changes nothing.
+    /// decision: the rows are staged in the filling batch, the effects
+    /// queued for after its commit. Returns the operation's answer; an
+    /// operation that throws changes nothing.
     @discardableResult
     func apply<Value, Failure: Error>(
         _ operation: (inout NotifydState) throws(Failure) -> Decision<Value>
     ) throws(Failure) -> Value {
-        let before = batchOpen ? nil : current.memoryOnly
+        let before = filling == nil ? current.memoryOnly : nil
         let decision = try operation(&current)
         let outcome = decision.outcome
         if !outcome.isEmpty {
-            if !batchOpen { memoryAtBatchStart = before }
-            batchOpen = true
-            for write in outcome.writes { stage(write) }
-            effects += outcome.effects
+            var batch = filling ?? PendingBatch(memoryAtStart: before ?? current.memoryOnly)
+            filling = nil  // the batch's arrays stay unshared while it grows
+            batch.add(outcome)
+            filling = batch
         }
         return decision.value
     }
 
-    private func stage(_ write: StateWrite) {
-        switch write {
-        case .badge(let change):
-            batch.badge(change.app.rawValue)
-            store.stageBadge(change.app.rawValue, count: change.new)
-        case .event(let recorded):
-            batch.report(session: recorded.session.id.rawValue, app: recorded.session.app.rawValue)
-            store.stageSession(StateMapping.row(recorded.session))
-            if let handler = recorded.handler { store.stageHandler(StateMapping.row(handler)) }
-            for session in recorded.forgotten { store.stageSessionRemoval(session.rawValue) }
-        case .activation(let activation, let trimming):
-            batch.activations += 1
-            store.stageActivation(StoredActivation(app: activation.app.rawValue, at: activation.at))
-            if trimming {
-                store.stageActivationTrim(app: activation.app.rawValue, keepNewest: AppBook.activationsKeptPerApp)
-            }
-        case .activationsForgotten(let app):
-            store.stageActivationTrim(app: app.rawValue, keepNewest: 0)
-        case .invoked(let invoked, let sessions, let forgotten):
-            batch.invoked += invoked.count
-            for item in invoked { store.stageHandlerRemoval(item.handler.id) }
-            for session in sessions { store.stageSession(StateMapping.row(session)) }
-            for session in forgotten { store.stageSessionRemoval(session.rawValue) }
-        case .deadlineShift(let microseconds):
-            store.stageDeadlineShift(by: microseconds)
-        case .fetchSchedule(let app, let schedule):
-            store.stageFetchSchedule(StateMapping.row(app, schedule))
-        case .fetchStarted(let fetch, let schedule):
-            store.stageFetchStart(StateMapping.row(fetch))
-            store.stageFetchSchedule(StateMapping.row(fetch.app, schedule))
-        case .fetchEnded(let ended):
-            let record = ended.record
-            store.stageFetchEnd(id: record.id, at: record.ended, result: record.result.rawValue)
-            store.stageFetchSchedule(StateMapping.row(record.app, ended.schedule))
-            if ended.trimmedHistory {
-                store.stageFetchHistoryTrim(app: record.app.rawValue, keepNewest: FetchBook.historyKeptPerApp)
-            }
-        }
-    }
-
-    /// Runs `work` once the pending batch is committed (at once when none
-    /// is pending; dropped if the commit fails): for work of the daemon's
-    /// own that must not see state a `kill -9` could undo (a listing).
-    func afterCommit(_ work: @escaping () -> Void) {
-        if hasPendingBatch { continuations.append(work) } else { work() }
-    }
-
-    /// Answers `call` once everything it may have seen is on disk: at once
-    /// when no batch is pending, else after the commit.
+    /// Answers `call`, whose answer was decided on ``current``, once
+    /// everything it may have seen is on disk: at once when no batch is
+    /// filling or syncing, else with the newer of them (and failed if its
+    /// commit fails).
     func respond(_ call: DBusMethodCall, _ values: [DBusValue]) -> DBusMethodResult {
-        guard hasPendingBatch else { return .reply(values) }
-        replies.append(({ call.reply(values) }, { call.fail($0) }))
+        guard filling != nil || syncing != nil else { return .reply(values) }
+        let reply = (success: { call.reply(values) }, failure: { (error: any Error) in call.fail(error) })
+        if filling != nil {
+            filling?.replies.append(reply)
+            filling?.senders.insert(call.sender)
+        } else {
+            syncing?.replies.append(reply)
+            syncing?.senders.insert(call.sender)
+        }
         return .deferred
     }
 
-    /// Puts memory back to what the database holds, and what only memory
-    /// holds to what it was before the batch.
-    private func rollBack(memory: NotifydState.MemoryOnly?) {
-        do {
-            let slots = current.docks.slotLimit
-            current = try StateMapping.load(from: store, logger: logger)
-            current.limitDockSlots(to: slots)
-            if let memory { current.memoryOnly = memory }
-        } catch {
-            logger.critical("cannot reload the state after a failed commit; memory may be ahead of disk: \(error)")
+    /// Notes a message of `sender` decided without a reply (a worker
+    /// signal): a read it sends next waits for its batch.
+    func heard(from sender: String) {
+        filling?.senders.insert(sender)
+    }
+
+    /// Answers a read with `answer`, which reads ``committed``: at once,
+    /// unless the caller has messages of its own in a batch not committed
+    /// yet (sent without waiting for their replies). Then, since a
+    /// sender's messages are handled in the order sent, `answer` runs once
+    /// that batch is done, and sees them (or, if its commit failed, the
+    /// state without them). An `answer` that throws fails the call.
+    func read(_ call: DBusMethodCall, _ answer: @escaping () throws -> DBusMethodResult) rethrows -> DBusMethodResult {
+        let sender = call.sender
+        let inFilling = filling?.senders.contains(sender) == true
+        guard inFilling || syncing?.senders.contains(sender) == true else { return try answer() }
+        let later = {
+            do {
+                if case .reply(let values) = try answer() { call.reply(values) }
+            } catch {
+                call.fail(error)
+            }
+        }
+        let wait = (success: later, failure: { (_: any Error) in later() })
+        if inFilling { filling?.replies.append(wait) } else { syncing?.replies.append(wait) }
+        return .deferred
+    }
+
+    /// Takes what the writer has done (replies, then effects, handed to
+    /// `carryOut`, the daemon's ``EffectRunner``), then seals the filling
+    /// batch if none is syncing. Called before the loop sleeps; never waits.
+    func commit(carryingOut carryOut: (NotifydEffect) -> Void) {
+        repeat {
+            for outcome in writer.takeFinished() { finish(outcome, carryingOut: carryOut) }
+            seal(carryingOut: carryOut)
+            // A batch of memory alone is done at once, and its effects may
+            // have opened the next.
+        } while syncing == nil && filling != nil
+    }
+
+    /// Commits everything decided, waiting for the disk: at shutdown only.
+    func drain(carryingOut carryOut: (NotifydEffect) -> Void) {
+        commit(carryingOut: carryOut)
+        while syncing != nil {
+            writer.waitUntilIdle()
+            commit(carryingOut: carryOut)
         }
     }
 
-    /// Commits the pending batch, then sends its replies, runs the work
-    /// waiting for it, and hands its effects to `carryOut` (the daemon's
-    /// ``EffectRunner``), in order.
-    func commit(carryingOut carryOut: (NotifydEffect) -> Void) {
-        guard batchOpen else { return }
-        batchOpen = false
-        let memory = memoryAtBatchStart
-        memoryAtBatchStart = nil
-        let replies = self.replies
-        let effects = self.effects
-        let continuations = self.continuations
-        let batch = self.batch
-        self.replies.removeAll()
-        self.effects.removeAll()
-        self.continuations.removeAll()
-        self.batch = BatchSummary()
-        do {
-            try store.commit()
-        } catch {
-            logger.error("cannot save state, rolling back \(replies.count) call(s)\(batch.refusal): \(error)")
-            rollBack(memory: memory)
-            let failure = NotifydError.storage(error)
-            for reply in replies { reply.failure(failure) }
+    /// Ends the writer thread, once everything is drained.
+    func stopWriter() {
+        writer.stop()
+    }
+
+    /// Hands the filling batch to the writer, unless one is syncing.
+    private func seal(carryingOut carryOut: (NotifydEffect) -> Void) {
+        guard syncing == nil, var batch = filling else { return }
+        filling = nil
+        // The docks' slots are chosen once per batch, after its other effects.
+        batch.effects += current.publishDocks()
+        batch.sealedState = current
+        if batch.writes.isEmpty {
+            succeed(batch, carryingOut: carryOut)
+        } else {
+            writer.submit(batch.takeWrites())
+            syncing = batch
+        }
+    }
+
+    private func finish(_ outcome: StoreWriter.Outcome, carryingOut carryOut: (NotifydEffect) -> Void) {
+        guard let batch = syncing else {
+            logger.critical("the writer reported a commit that was never handed to it")
             return
         }
-        for reply in replies { reply.success() }
-        for work in continuations { work() }
-        // The docks' slots are chosen once per batch, after its other effects.
-        for effect in effects + current.publishDocks() { carryOut(effect) }
-        checkpoint()
+        syncing = nil
+        if let error = outcome {
+            fail(batch, error)
+        } else {
+            succeed(batch, carryingOut: carryOut)
+        }
+    }
+
+    private func succeed(_ batch: PendingBatch, carryingOut carryOut: (NotifydEffect) -> Void) {
+        if let state = batch.sealedState { committed = state }
+        for reply in batch.replies { reply.success() }
+        for effect in batch.effects { carryOut(effect) }
         trimAfterLargeFrees()
+    }
+
+    /// Puts memory back to what is committed (what only memory holds to
+    /// what it was before the batch) and fails the batch's calls and those
+    /// of the batch decided on top of it.
+    private func fail(_ batch: PendingBatch, _ error: any Error) {
+        let later = filling
+        filling = nil
+        let calls = batch.replies.count + (later?.replies.count ?? 0)
+        let refused = batch.summary.refusal + (later.map { "; and, decided on top of it" + $0.summary.refusal } ?? "")
+        logger.error("cannot save state, rolling back \(calls) call(s)\(refused): \(error)")
+        current = committed
+        current.memoryOnly = batch.memoryAtStart
+        let failure = NotifydError.storage(error)
+        for reply in batch.replies + (later?.replies ?? []) { reply.failure(failure) }
     }
 
     /// Gives memory back once a large state is being cleared: when the
@@ -183,10 +219,10 @@ final class Committer {
     /// handlers, badged apps and app states, every ``MemoryTrim/trimEvery`` of them
     /// freed since the last trim releases SQLite's page cache and trims the
     /// heap (glibc keeps what was freed in the middle of the heap;
-    /// docs/PERFORMANCE.md, "Memory at the limits"). So clearing 100,000
-    /// handlers trims about 100 times, the last within 1,000 items of the
-    /// end. After a commit only: never while idle; never for the small ups
-    /// and downs of a state that stayed small.
+    /// docs/PERFORMANCE.md, "Memory at the limits"), on the writer thread.
+    /// So clearing 100,000 handlers trims about 100 times, the last within
+    /// 1,000 items of the end. After a commit only: never while idle; never
+    /// for the small ups and downs of a state that stayed small.
     private func trimAfterLargeFrees() {
         let items = current.sessions.sessionCount + current.sessions.pendingCount + current.badges.nonZero.count
             + current.apps.reportedCount
@@ -194,84 +230,9 @@ final class Committer {
         itemsSinceTrim = max(itemsSinceTrim, items)
         if itemsHighWater >= MemoryTrim.freedItems, itemsSinceTrim - items >= MemoryTrim.trimEvery {
             itemsSinceTrim = items
-            store.releaseCacheMemory()
-            MemoryTrim.trim()
+            writer.releaseMemory()
         }
         // Back to a small state: the old peak no longer calls for trims.
         if items < MemoryTrim.trimEvery { itemsHighWater = items }
-    }
-
-    /// Keeps the WAL small; a failure is logged once, until it works again.
-    private func checkpoint() {
-        do {
-            try store.checkpointIfNeeded()
-            if checkpointFailing { logger.notice("the write-ahead log is checkpointed again") }
-            checkpointFailing = false
-        } catch {
-            if !checkpointFailing {
-                logger.warning("cannot checkpoint the write-ahead log; it grows until this works: \(error)")
-            }
-            checkpointFailing = true
-        }
-    }
-}
-
-/// What a batch changes, for the log line of a failed commit: a worker
-/// signal refused by a full disk has nobody to tell but the log. Names
-/// the first ``named`` sessions and apps (each cut at 64 characters) and
-/// counts the rest, so the line stays short whatever the batch. It keeps
-/// the raw IDs and writes the line only when a commit fails: nothing is
-/// formatted for a batch that is stored.
-struct BatchSummary {
-    /// How many sessions (and apps of badges) the summary names.
-    static let named = 5
-    private var reports = Names()
-    private var badges = Names()
-    var invoked = 0
-    var activations = 0
-
-    /// An event report (method call or worker signal) of `session` of `app`.
-    mutating func report(session: String, app: String) {
-        reports.add(session, app)
-    }
-
-    /// A badge change of `app`.
-    mutating func badge(_ app: String) {
-        badges.add(app, nil)
-    }
-
-    /// `"; refused 2 event report(s) (session 'a' of org.x, ...), ..."`, or
-    /// `""` for an empty batch.
-    var refusal: String {
-        var parts: [String] = []
-        if reports.count > 0 {
-            let names = reports.described { "session '\(AppID.printable($0))' of \(AppID.printable($1 ?? ""))" }
-            parts.append("\(reports.count) event report(s) (\(names))")
-        }
-        if badges.count > 0 {
-            parts.append("\(badges.count) badge change(s) (\(badges.described { first, _ in AppID.printable(first) }))")
-        }
-        if invoked > 0 { parts.append("\(invoked) invoked handler(s)") }
-        if activations > 0 { parts.append("\(activations) activation(s)") }
-        return parts.isEmpty ? "" : "; refused " + parts.joined(separator: ", ")
-    }
-
-    /// The first ``named`` distinct names (a name and, for a session, its
-    /// app), as given, and whether there were others.
-    private struct Names {
-        private(set) var count = 0
-        private var names: [(String, String?)] = []
-        private var more = false
-
-        mutating func add(_ first: String, _ second: String?) {
-            count += 1
-            guard !more || names.count < BatchSummary.named else { return }
-            guard !names.contains(where: { $0.0 == first && $0.1 == second }) else { return }
-            if names.count < BatchSummary.named { names.append((first, second)) } else { more = true }
-        }
-
-        func described(_ describe: (String, String?) -> String) -> String {
-            names.map(describe).joined(separator: ", ") + (more ? ", …" : "")
-        }
     }
 }

@@ -40,9 +40,9 @@ final class DaemonService {
 
     var notificationServer: String { server()?.name ?? "" }
     var serverCapabilities: [String] { server()?.capabilities ?? [] }
-    var pendingHandlers: UInt32 { UInt32(committer.current.sessions.pendingCount) }
+    var pendingHandlers: UInt32 { UInt32(committer.committed.sessions.pendingCount) }
     var stateDirectory: String { committer.directory }
-    var runningTasks: UInt32 { UInt32(committer.current.tasks.tasks.count) }
+    var runningTasks: UInt32 { UInt32(committer.committed.tasks.tasks.count) }
 
     /// Properties whose change is announced with `PropertiesChanged`.
     static let serverProperties = ["NotificationServer", "ServerCapabilities"]

@@ -15,7 +15,8 @@ extension Notifyd {
     ///   once the last batch's popups are out;
     /// - bus: the object exported, the subscriptions, the notification
     ///   server and the docks followed; stopped by flushing what is sent;
-    /// - store: the last batch committed at stop (replies and effects go out);
+    /// - store: at stop, every batch decided is committed, waiting for the
+    ///   writer thread (replies and effects go out), then that thread ends;
     /// - callers: caller identification, stopped first, so that no call is
     ///   admitted during shutdown;
     /// - name: the bus name taken last, once everything answers, then the
@@ -37,7 +38,10 @@ extension Notifyd {
             }),
             DaemonPart("bus", start: { [unowned self] () throws(StartupError) in try setUpOnBus(launcher: launcher) },
                 stop: { [connection] in if connection.isConnected { connection.flush() } }),
-            DaemonPart("store", stop: { [unowned self] in commit() }),
+            DaemonPart("store", stop: { [unowned self] in
+                committer.drain(carryingOut: effects.carryOut)
+                committer.stopWriter()
+            }),
             DaemonPart("callers", stop: { [callers] in callers.stop() }),
             DaemonPart("name", start: { [unowned self] () throws(StartupError) in
                 try requestName()

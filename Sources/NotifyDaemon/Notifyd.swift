@@ -13,7 +13,8 @@ import NotifyStore
 /// run one way and nothing wired afterwards: the interfaces own their
 /// services; a service decodes and authorizes a call and applies the
 /// core's decision (`NotifydState`'s operations) through the
-/// ``Committer``; after each commit the ``EffectRunner`` carries the
+/// ``Committer``, which commits on a thread of its own (``StoreWriter``);
+/// after each commit the ``EffectRunner`` carries the
 /// effects out (signals, the docks' slots, the desktop's popups, waiting
 /// calls). What the desktop reports comes back to the core as inputs
 /// (``DesktopInputs``). One timer follows every deadline
@@ -61,14 +62,23 @@ public final class Notifyd {
         } catch {
             throw StartupError(.eventLoop, "cannot create the event loop: \(error.message)")
         }
+        let store: StateStore
+        do {
+            store = try StateStore(directory: configuration.stateDirectory)
+        } catch {
+            throw Self.stateError(error, configuration.stateDirectory)
+        }
+        let writer: StoreWriter
+        do {
+            writer = try StoreWriter(store: store, owner: loop, logger: logger)
+        } catch {
+            throw StartupError(.eventLoop, "cannot start the thread that writes the state: \(error.message)")
+        }
         do {
             committer = try Committer(
-                store: StateStore(directory: configuration.stateDirectory), dockSlots: configuration.launcherEntryLimit,
-                logger: logger)
+                store: store, writer: writer, dockSlots: configuration.launcherEntryLimit, logger: logger)
         } catch {
-            throw StartupError(
-                .state, "cannot open the state in \(configuration.stateDirectory): \(error); "
-                    + "check that the directory is writable and the disk not full, or choose another with --state-dir")
+            throw Self.stateError(error, configuration.stateDirectory)
         }
         do {
             connection = try DBusConnection.connect(to: configuration.bus, private: true, logger: logger)
@@ -134,10 +144,10 @@ public final class Notifyd {
         ]
         object = DBusObject(
             path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) },
-            // Property reads (PendingHandlers) keep their place behind the
-            // sender's calls and wait for the batch in progress, as replies do.
+            // Property reads (PendingHandlers) are answered from the
+            // committed state, as the other reads are.
             answerPropertyRead: { [committer, callers] call, read in
-                try callers.admit(call) { call in committer.respond(call, try read()) }
+                try callers.admit(call) { call in try committer.read(call) { .reply(try read()) } }
             })
         parts = DaemonParts(
             makeParts(launcher: launcher, glib: glib, inhibitor: inhibitor, daemonService: daemonService), logger: logger)
@@ -175,7 +185,15 @@ public final class Notifyd {
         return { loop.execute { loop.stop() } }
     }
 
-    /// Commits the batch; replies, then the effects, go out after it.
+    /// The start-up error for a state directory that cannot be opened or read.
+    static func stateError(_ error: any Error, _ directory: String) -> StartupError {
+        StartupError(
+            .state, "cannot open the state in \(directory): \(error); "
+                + "check that the directory is writable and the disk not full, or choose another with --state-dir")
+    }
+
+    /// Takes the commits the writer has done (their replies, then their
+    /// effects, go out) and hands it the next batch.
     func commit() {
         committer.commit(carryingOut: effects.carryOut)
     }

@@ -1,6 +1,6 @@
 /// The daemon's durable state in `<directory>/state.sqlite3`, written by
-/// group commit: writes are staged in memory, then ``commit()`` puts all of
-/// them on disk in one transaction (one fsync).
+/// group commit: writes are staged in memory (a ``StateWrites`` batch), then
+/// ``commit(_:)`` puts all of them on disk in one transaction (one fsync).
 ///
 /// The WAL is kept small (see `StateStore+WAL.swift`): the owner calls
 /// ``checkpointIfNeeded()`` after a commit, once its replies are out; a
@@ -32,8 +32,8 @@ public final class StateStore {
     private let activations: ActivationTable
     let fetches: FetchTable
     private let lock: StateDirectoryLock
-    /// Staged until the next commit (the extensions stage through it).
-    var staged = StagedWrites()
+    /// The writes staged for ``commit()``.
+    public var staged = StateWrites()
 
     /// Opens the store in `directory`, creating the directory (mode 0700) and
     /// the database (mode 0600) if missing, and bringing the schema up to date.
@@ -62,12 +62,6 @@ public final class StateStore {
         try BadgeTable.load(from: database)
     }
 
-    /// Stages the badge of `appID` for the next commit; 0 removes it. No I/O;
-    /// a later call for the same app replaces this one.
-    public func stageBadge(_ appID: String, count: UInt32) {
-        staged.stage(.badge(appID: appID, count: count))
-    }
-
     // MARK: Sessions and completion handlers
 
     /// The sessions as committed to the database (staged writes not included).
@@ -84,40 +78,6 @@ public final class StateStore {
     /// so that IDs are never reused after a restart; 0 when none.
     public func loadLastHandlerID() throws -> UInt64 {
         try HandlerTable.loadLastID(from: database)
-    }
-
-    /// Stages `session` for the next commit, inserting or replacing the row
-    /// with its ID. No I/O; a later write for the same session replaces this one.
-    public func stageSession(_ session: StoredSession) {
-        staged.stage(.session(session))
-    }
-
-    /// Stages the removal of session `id`. No I/O; a later write for the same
-    /// session replaces this one.
-    public func stageSessionRemoval(_ id: String) {
-        staged.stage(.sessionRemoval(id: id))
-    }
-
-    /// Stages the insert of `handler` and raises the last handler ID to its
-    /// ID. No I/O. An ID already stored, or staged twice, makes the commit
-    /// fail with `.constraint`.
-    public func stageHandler(_ handler: StoredHandler) {
-        staged.stage(.handler(handler))
-    }
-
-    /// Stages the removal of handler `id` (it was invoked). No I/O. A
-    /// handler staged in the same batch is inserted and deleted in order,
-    /// so that a reused ID still fails the commit; no row is left, and the
-    /// last handler ID counts it.
-    public func stageHandlerRemoval(_ id: UInt64) {
-        staged.stage(.handlerRemoval(id: id))
-    }
-
-    /// Stages moving every handler's deadline, every running fetch's times
-    /// and every app's last fetch by `microseconds`, those staged before it
-    /// included. No I/O.
-    public func stageDeadlineShift(by microseconds: Int64) {
-        staged.stage(.deadlineShift(microseconds: microseconds))
     }
 
     // MARK: Activations
@@ -137,19 +97,6 @@ public final class StateStore {
         try ActivationTable.loadByApp(from: database)
     }
 
-    /// Stages the insert of `activation` as a row of its own (the same app
-    /// and time twice are two rows). No I/O.
-    public func stageActivation(_ activation: StoredActivation) {
-        staged.stage(.activation(activation))
-    }
-
-    /// Stages the deletion of all but the newest `keepNewest` activations of
-    /// `app` (of all of them for 0 or less), applied after the activations
-    /// staged before it. No I/O; a later trim of the same app replaces this one.
-    public func stageActivationTrim(app: String, keepNewest: Int) {
-        staged.stage(.activationTrim(appID: app, keepNewest: keepNewest))
-    }
-
     // MARK: Commit
 
     /// Whether anything is waiting for ``commit()``.
@@ -159,18 +106,26 @@ public final class StateStore {
     /// handler ID counting as one row and an activation trim as one.
     public var stagedWriteCount: Int { staged.count }
 
-    /// Writes everything staged in one `BEGIN IMMEDIATE` ... `COMMIT` and
-    /// forgets it. With nothing staged it does nothing (no I/O).
+    /// Writes everything staged in ``staged`` as one batch
+    /// (``commit(_:)``) and forgets it, committed or not.
+    public func commit() throws {
+        var writes = StateWrites()
+        swap(&writes, &staged)
+        try commit(writes)
+    }
+
+    /// Writes `batch` in one `BEGIN IMMEDIATE` ... `COMMIT` (one fsync).
+    /// An empty batch does nothing (no I/O).
     ///
     /// When the disk is full, the WAL's space is given back (a TRUNCATE
     /// checkpoint) and the transaction is tried once more.
     ///
-    /// On failure the transaction is rolled back, the staged writes are
-    /// forgotten all the same, and the ``StoreError`` is thrown: the database
-    /// then holds what it held before, which the caller should reload.
-    public func commit() throws {
-        guard !staged.isEmpty else { return }
-        let writes = staged.take()
+    /// On failure the transaction is rolled back and the ``StoreError`` is
+    /// thrown: the database then holds what it held before.
+    public func commit(_ batch: StateWrites) throws {
+        guard !batch.isEmpty else { return }
+        var batch = batch
+        let writes = batch.take()
         do {
             try write(writes)
         } catch let error as StoreError where error.code == .diskFull {

@@ -76,22 +76,3 @@ public final class LoopOwned<Value>: @unchecked Sendable {
     public var value: Value?
     public init() {}
 }
-
-/// A POSIX semaphore: one thread waits until another signals.
-final class Semaphore: @unchecked Sendable {
-    // Unchecked: sem_t is made for use from several threads.
-    private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-
-    init() { sem_init(semaphore, 0, 0) }
-
-    deinit {
-        sem_destroy(semaphore)
-        semaphore.deallocate()
-    }
-
-    func signal() { sem_post(semaphore) }
-
-    func wait() {
-        while sem_wait(semaphore) != 0 && errno == EINTR {}
-    }
-}

@@ -4,9 +4,11 @@ import Testing
 
 /// A sender's messages are handled in the order it sent them, property reads
 /// included: a connection's first calls wait while notifyd identifies it,
-/// and a `Properties.Get` sent behind them waits too, so it sees what they
-/// did. (A read answered ahead of them, as it once was, said 0: seen as a
-/// flake of NotificationTests on a loaded machine.)
+/// and a `Properties.Get` sent behind them (without waiting for their
+/// replies) waits too, for the commit of the batch that holds them, so it
+/// sees what they did. (A read answered ahead of them, as it once was, said
+/// 0: seen as a flake of NotificationTests on a loaded machine.) Reads of
+/// other connections are answered at once, from the committed state.
 @Suite struct CallOrderTests {
     @Test(arguments: [1, 20])
     func aReadSentAfterCallsSeesThem(_ count: Int) throws {

@@ -24,7 +24,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let capture = LogLines()
         let store = try StateStore(directory: directory.path)
-        try body(try Committer(store: store, logger: capture.logger), store, capture)
+        let committer = try Committer(store: store, owner: try EventLoop(), logger: capture.logger)
+        defer { committer.stopWriter() }
+        try body(committer, store, capture)
     }
 
     /// Records an event and hands its outcome to the committer.
@@ -47,7 +49,7 @@ import Testing
             let duplicate = try #require(first)
             committer.apply { _ in Decision(NotifydOutcome(writes: [.event(duplicate)])) }
             let effects = Effects()
-            committer.commit(carryingOut: effects.carryOut)
+            committer.drain(carryingOut: effects.carryOut)
             #expect(effects.carried.isEmpty, "nothing is said of a batch that is not stored")
             let line = try #require(capture.lines.first { $0.contains("cannot save state") })
             #expect(line.contains("rolling back 0 call(s); refused 8 event report(s)"), "\(line)")
@@ -70,17 +72,65 @@ import Testing
                 try current.beginTask(app, name: "upload", owner: ":1.5", seconds: 180, at: 1_000)
             }
             let first = try Self.record("dl-0", app: "org.example.App", in: committer)
-            committer.commit { _ in }
+            committer.drain { _ in }
             let popupsBefore = committer.current.popups
             let docksBefore = committer.current.docks
             _ = try Self.record("dl-1", app: "org.example.App", in: committer)
             #expect(committer.current.popups != popupsBefore, "the batch decided a popup")
             committer.apply { _ in Decision(NotifydOutcome(writes: [.event(first)])) }
-            committer.commit { _ in }
+            committer.drain { _ in }
             #expect(committer.current.tasks.tasks[task.id] != nil, "the task begun before the batch still runs")
             #expect(committer.current.popups == popupsBefore)
             #expect(committer.current.docks == docksBefore)
             #expect(committer.current.badges[app] == 1)
+        }
+    }
+
+    /// Reads are answered from the state as last committed: while a batch
+    /// is with the writer thread, and until the bus thread hears that it is
+    /// on disk, ``Committer/committed`` does not have it; decisions
+    /// (``Committer/current``) go on on top of it.
+    @Test func readsSeeTheCommittedStateWhileABatchIsOnItsWayToDisk() throws {
+        try Self.withState { committer, store, _ in
+            let app = try AppID("org.example.App")
+            _ = try Self.record("dl-0", app: app.rawValue, in: committer)
+            committer.commit { _ in }  // sealed and handed over; nothing waits
+            _ = try Self.record("dl-1", app: app.rawValue, in: committer)
+            #expect(committer.current.badges[app] == 2)
+            #expect(committer.committed.badges[app] == 0)
+            #expect(committer.committed.sessions.sessionCount == 0)
+            committer.drain { _ in }
+            #expect(committer.committed.badges[app] == 2)
+            #expect(committer.committed == committer.current)
+            #expect(try store.loadSessions().map(\.id).sorted() == ["dl-0", "dl-1"])
+        }
+    }
+
+    /// Nothing reaches the disk that was decided on a state that never
+    /// did: when a commit fails, the batch decided on top of it (filling
+    /// while it synced) is dropped with it, and both are logged; the next
+    /// batch is committed as usual.
+    @Test func aBatchDecidedOnTopOfAFailedOneFailsWithIt() throws {
+        try Self.withState { committer, store, capture in
+            let app = try AppID("org.example.App")
+            let first = try Self.record("dl-0", app: app.rawValue, in: committer)
+            committer.drain { _ in }
+            // The same handler again: the commit fails (a constraint), as a full disk would make it.
+            committer.apply { _ in Decision(NotifydOutcome(writes: [.event(first)])) }
+            committer.commit { _ in }
+            _ = try Self.record("dl-1", app: app.rawValue, in: committer)
+            let effects = Effects()
+            committer.drain(carryingOut: effects.carryOut)
+            #expect(effects.carried.isEmpty, "nothing is said of either batch")
+            let line = try #require(capture.lines.first { $0.contains("cannot save state") })
+            #expect(line.contains("decided on top of it; refused 1 event report(s) (session 'dl-1' of org.example.App)"), "\(line)")
+            #expect(committer.current.sessions.session(try SessionID("dl-1")) == nil)
+            #expect(committer.current.badges[app] == 1)
+            #expect(committer.current == committer.committed)
+            _ = try Self.record("dl-2", app: app.rawValue, in: committer)
+            committer.drain { _ in }
+            #expect(try store.loadSessions().map(\.id).sorted() == ["dl-0", "dl-2"])
+            #expect(committer.committed.badges[app] == 2)
         }
     }
 
@@ -94,7 +144,7 @@ import Testing
             }
             let duplicate = try #require(first)
             committer.apply { _ in Decision(NotifydOutcome(writes: [.event(duplicate)])) }
-            committer.commit { _ in }
+            committer.drain { _ in }
             let line = try #require(capture.lines.first { $0.contains("cannot save state") })
             #expect(line.contains("refused 501 event report(s)"))
             // Unbounded, the names alone would take 130,000 characters.
@@ -107,7 +157,7 @@ import Testing
             let effects = Effects()
             for index in 0..<300 {
                 _ = try Self.record("wal-\(index)", app: "org.example.App", in: committer)
-                committer.commit(carryingOut: effects.carryOut)
+                committer.drain(carryingOut: effects.carryOut)
                 #expect(store.walFrameCount < store.walCheckpointFrames + 16)
             }
             #expect(store.walFileSize <= StateStore.walBytes(frames: store.walCheckpointFrames + 16, pageSize: 4096))

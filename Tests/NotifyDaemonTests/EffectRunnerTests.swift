@@ -25,7 +25,7 @@ import Testing
             connection = try DBusConnection.connect(to: .address(bus.address), private: true)
             try connection.attach(to: loop)
             desktop.attach(loop: loop) { _ in }
-            let committer = try Committer(store: StateStore(directory: state.path), logger: logger)
+            let committer = try Committer(store: StateStore(directory: state.path), owner: loop, logger: logger)
             let launcher = LauncherEntryPublisher(bus: .address(bus.address), loop: loop, logger: logger) { _ in }
             let scheduler = FetchScheduler(
                 committer: committer, planner: FetchPlanner(floor: FetchPlanner.standardFloor, timeZone: .utc), loop: loop,

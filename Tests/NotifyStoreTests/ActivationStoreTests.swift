@@ -27,7 +27,7 @@ struct ActivationStoreTests {
             #expect(try store.loadHandlers() == [handler])
             #expect(try store.loadLastHandlerID() == 9)
             #expect(try store.loadActivations() == [])
-            store.stageActivation(StoredActivation(app: "org.example.Mail", at: 1))
+            store.staged.stageActivation(StoredActivation(app: "org.example.Mail", at: 1))
             try store.commit()
             #expect(try store.loadActivations() == [StoredActivation(app: "org.example.Mail", at: 1)])
         }
@@ -45,7 +45,7 @@ struct ActivationStoreTests {
         try withTemporaryDirectory { root in
             do {
                 let store = try StateStore(directory: root)
-                for activation in staged { store.stageActivation(activation) }
+                for activation in staged { store.staged.stageActivation(activation) }
                 #expect(store.stagedWriteCount == 5)
                 try store.commit()
             }
@@ -79,19 +79,19 @@ struct ActivationStoreTests {
     func trimKeepsTheNewest() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            for time: Int64 in [5, 1, 4, 2, 3] { store.stageActivation(StoredActivation(app: "a", at: time)) }
-            for time: Int64 in [1, 2] { store.stageActivation(StoredActivation(app: "b", at: time)) }
+            for time: Int64 in [5, 1, 4, 2, 3] { store.staged.stageActivation(StoredActivation(app: "a", at: time)) }
+            for time: Int64 in [1, 2] { store.staged.stageActivation(StoredActivation(app: "b", at: time)) }
             try store.commit()
 
-            store.stageActivationTrim(app: "a", keepNewest: 3)
-            store.stageActivationTrim(app: "never-stored", keepNewest: 1)
+            store.staged.stageActivationTrim(app: "a", keepNewest: 3)
+            store.staged.stageActivationTrim(app: "never-stored", keepNewest: 1)
             try store.commit()
             #expect(try store.loadActivations().map { "\($0.app)\($0.at)" } == ["a3", "a4", "a5", "b1", "b2"])
 
-            store.stageActivationTrim(app: "b", keepNewest: 0)
+            store.staged.stageActivationTrim(app: "b", keepNewest: 0)
             try store.commit()
             #expect(try store.loadActivations().map(\.app) == ["a", "a", "a"])
-            store.stageActivationTrim(app: "a", keepNewest: -1)
+            store.staged.stageActivationTrim(app: "a", keepNewest: -1)
             try store.commit()
             #expect(try store.loadActivations() == [])
         }
@@ -101,11 +101,11 @@ struct ActivationStoreTests {
     func trimInOneBatch() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageActivation(StoredActivation(app: "a", at: 1))
-            store.stageActivationTrim(app: "a", keepNewest: 2)
-            store.stageActivation(StoredActivation(app: "a", at: 2))
-            store.stageActivation(StoredActivation(app: "a", at: 3))
-            store.stageActivationTrim(app: "a", keepNewest: 2)
+            store.staged.stageActivation(StoredActivation(app: "a", at: 1))
+            store.staged.stageActivationTrim(app: "a", keepNewest: 2)
+            store.staged.stageActivation(StoredActivation(app: "a", at: 2))
+            store.staged.stageActivation(StoredActivation(app: "a", at: 3))
+            store.staged.stageActivationTrim(app: "a", keepNewest: 2)
             #expect(store.stagedWriteCount == 4)
             try store.commit()
             #expect(try store.loadActivations().map(\.at) == [2, 3])
@@ -116,10 +116,10 @@ struct ActivationStoreTests {
     func tiesKeepTheLastStaged() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            for _ in 0..<3 { store.stageActivation(StoredActivation(app: "a", at: 7)) }
+            for _ in 0..<3 { store.staged.stageActivation(StoredActivation(app: "a", at: 7)) }
             try store.commit()
             let ids = try rowIDs(store)
-            store.stageActivationTrim(app: "a", keepNewest: 2)
+            store.staged.stageActivationTrim(app: "a", keepNewest: 2)
             try store.commit()
             #expect(try rowIDs(store) == Array(ids.suffix(2)))
         }
@@ -129,9 +129,9 @@ struct ActivationStoreTests {
     func failedCommitRollsBack() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageActivation(StoredActivation(app: "a", at: 1))
-            store.stageHandler(StoredHandler(id: 1, session: "s", app: "a", storedAt: 0, deadline: 1))
-            store.stageHandler(StoredHandler(id: 1, session: "s", app: "a", storedAt: 0, deadline: 1))
+            store.staged.stageActivation(StoredActivation(app: "a", at: 1))
+            store.staged.stageHandler(StoredHandler(id: 1, session: "s", app: "a", storedAt: 0, deadline: 1))
+            store.staged.stageHandler(StoredHandler(id: 1, session: "s", app: "a", storedAt: 0, deadline: 1))
             #expect(throws: StoreError.self) { try store.commit() }
             #expect(try store.loadActivations() == [])
             #expect(!store.hasStagedWrites)

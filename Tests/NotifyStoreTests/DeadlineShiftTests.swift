@@ -9,12 +9,12 @@ import Testing
         try withTemporaryDirectory { root in
             do {
                 let store = try StateStore(directory: root)
-                store.stageSession(StoredSession(id: "s", app: "a", events: 3, lastEvent: 5, inProgress: false))
-                store.stageHandler(StoredHandler(id: 1, session: "s", app: "a", storedAt: 5, deadline: 1_000))
+                store.staged.stageSession(StoredSession(id: "s", app: "a", events: 3, lastEvent: 5, inProgress: false))
+                store.staged.stageHandler(StoredHandler(id: 1, session: "s", app: "a", storedAt: 5, deadline: 1_000))
                 try store.commit()
-                store.stageHandler(StoredHandler(id: 2, session: "s", app: "a", storedAt: 6, deadline: 2_000))
-                store.stageDeadlineShift(by: -3_600_000_000)
-                store.stageHandler(StoredHandler(id: 3, session: "s", app: "a", storedAt: 7, deadline: 3_000))
+                store.staged.stageHandler(StoredHandler(id: 2, session: "s", app: "a", storedAt: 6, deadline: 2_000))
+                store.staged.stageDeadlineShift(by: -3_600_000_000)
+                store.staged.stageHandler(StoredHandler(id: 3, session: "s", app: "a", storedAt: 7, deadline: 3_000))
                 try store.commit()
             }
             let reopened = try StateStore(directory: root)

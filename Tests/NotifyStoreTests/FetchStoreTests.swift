@@ -29,13 +29,13 @@ import Testing
         try withTemporaryDirectory { root in
             do {
                 let store = try StateStore(directory: root)
-                store.stageFetchSchedule(StoredFetchSchedule(
+                store.staged.stageFetchSchedule(StoredFetchSchedule(
                     app: schedule.app, interval: 1, enabled: true, lastRun: nil, lastResult: nil, runs: 0,
                     failuresInARow: 0, noDataInARow: 0))
-                store.stageFetchSchedule(schedule)  // replaces the first in the batch
-                store.stageFetchStart(StoredFetch(id: 1, app: schedule.app, trigger: "manual", started: 10, deadline: 30))
-                store.stageFetchEnd(id: 1, at: 12, result: "no-data")
-                store.stageFetchStart(StoredFetch(id: 2, app: schedule.app, trigger: "scheduled", started: 40, deadline: 70))
+                store.staged.stageFetchSchedule(schedule)  // replaces the first in the batch
+                store.staged.stageFetchStart(StoredFetch(id: 1, app: schedule.app, trigger: "manual", started: 10, deadline: 30))
+                store.staged.stageFetchEnd(id: 1, at: 12, result: "no-data")
+                store.staged.stageFetchStart(StoredFetch(id: 2, app: schedule.app, trigger: "scheduled", started: 40, deadline: 70))
                 #expect(store.stagedWriteCount == 4)
                 try store.commit()
             }
@@ -51,8 +51,8 @@ import Testing
     @Test func anAppHasOneRunningFetchAtMostAndAFailedCommitStoresNothing() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageFetchStart(StoredFetch(id: 1, app: "a", trigger: "manual", started: 1, deadline: 2))
-            store.stageFetchStart(StoredFetch(id: 2, app: "a", trigger: "manual", started: 1, deadline: 2))
+            store.staged.stageFetchStart(StoredFetch(id: 1, app: "a", trigger: "manual", started: 1, deadline: 2))
+            store.staged.stageFetchStart(StoredFetch(id: 2, app: "a", trigger: "manual", started: 1, deadline: 2))
             #expect(throws: StoreError.self) { try store.commit() }
             #expect(try store.loadFetches() == [])
         }
@@ -62,13 +62,13 @@ import Testing
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
             for id in UInt64(1)...5 {
-                store.stageFetchStart(StoredFetch(id: id, app: "a", trigger: "manual", started: Int64(id), deadline: 99))
-                store.stageFetchEnd(id: id, at: Int64(id), result: "new-data")
+                store.staged.stageFetchStart(StoredFetch(id: id, app: "a", trigger: "manual", started: Int64(id), deadline: 99))
+                store.staged.stageFetchEnd(id: id, at: Int64(id), result: "new-data")
             }
-            store.stageFetchStart(StoredFetch(id: 6, app: "b", trigger: "manual", started: 1, deadline: 99))
-            store.stageFetchEnd(id: 6, at: 1, result: "failed")
-            store.stageFetchStart(StoredFetch(id: 7, app: "a", trigger: "manual", started: 9, deadline: 99))
-            store.stageFetchHistoryTrim(app: "a", keepNewest: 2)
+            store.staged.stageFetchStart(StoredFetch(id: 6, app: "b", trigger: "manual", started: 1, deadline: 99))
+            store.staged.stageFetchEnd(id: 6, at: 1, result: "failed")
+            store.staged.stageFetchStart(StoredFetch(id: 7, app: "a", trigger: "manual", started: 9, deadline: 99))
+            store.staged.stageFetchHistoryTrim(app: "a", keepNewest: 2)
             try store.commit()
             #expect(try store.loadFetches().map(\.id) == [4, 5, 6, 7], "the running fetch and other apps are kept")
         }
@@ -77,11 +77,11 @@ import Testing
     @Test func aClockStepMovesRunningFetchesAndLastRunsOnly() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageFetchSchedule(schedule)
-            store.stageFetchStart(StoredFetch(id: 1, app: "a", trigger: "manual", started: 100, deadline: 200))
-            store.stageFetchEnd(id: 1, at: 150, result: "new-data")
-            store.stageFetchStart(StoredFetch(id: 2, app: "a", trigger: "manual", started: 300, deadline: 400))
-            store.stageDeadlineShift(by: -50)
+            store.staged.stageFetchSchedule(schedule)
+            store.staged.stageFetchStart(StoredFetch(id: 1, app: "a", trigger: "manual", started: 100, deadline: 200))
+            store.staged.stageFetchEnd(id: 1, at: 150, result: "new-data")
+            store.staged.stageFetchStart(StoredFetch(id: 2, app: "a", trigger: "manual", started: 300, deadline: 400))
+            store.staged.stageDeadlineShift(by: -50)
             try store.commit()
             #expect(try store.loadFetchSchedules().first?.lastRun == 10 - 50)
             #expect(try store.loadFetches() == [

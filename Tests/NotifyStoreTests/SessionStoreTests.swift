@@ -21,8 +21,8 @@ struct SessionStoreTests {
             #expect(try store.loadSessions() == [])
             #expect(try store.loadHandlers() == [])
             #expect(try store.loadLastHandlerID() == 0)
-            store.stageSession(session("s"))
-            store.stageHandler(handler(1, session: "s"))
+            store.staged.stageSession(session("s"))
+            store.staged.stageHandler(handler(1, session: "s"))
             try store.commit()
             #expect(try store.loadSessions() == [session("s")])
         }
@@ -43,7 +43,7 @@ struct SessionStoreTests {
         try withTemporaryDirectory { root in
             do {
                 let store = try StateStore(directory: root)
-                for item in [full, empty, zeroes] { store.stageSession(item) }
+                for item in [full, empty, zeroes] { store.staged.stageSession(item) }
                 try store.commit()
             }
             let reopened = try StateStore(directory: root)
@@ -57,7 +57,7 @@ struct SessionStoreTests {
         try withTemporaryDirectory { root in
             do {
                 let store = try StateStore(directory: root)
-                for id in ids { store.stageHandler(handler(id, session: "s\(id % 3)")) }
+                for id in ids { store.staged.stageHandler(handler(id, session: "s\(id % 3)")) }
                 try store.commit()
             }
             let reopened = try StateStore(directory: root)
@@ -71,15 +71,15 @@ struct SessionStoreTests {
     func removals() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            for name in ["a", "b", "c"] { store.stageSession(session(name)) }
-            for id: UInt64 in [1, 2, 3, Self.aboveInt64] { store.stageHandler(handler(id, session: "a")) }
+            for name in ["a", "b", "c"] { store.staged.stageSession(session(name)) }
+            for id: UInt64 in [1, 2, 3, Self.aboveInt64] { store.staged.stageHandler(handler(id, session: "a")) }
             try store.commit()
 
-            store.stageSessionRemoval("b")
-            store.stageSessionRemoval("never-stored")
-            store.stageHandlerRemoval(2)
-            store.stageHandlerRemoval(Self.aboveInt64)
-            store.stageHandlerRemoval(99)
+            store.staged.stageSessionRemoval("b")
+            store.staged.stageSessionRemoval("never-stored")
+            store.staged.stageHandlerRemoval(2)
+            store.staged.stageHandlerRemoval(Self.aboveInt64)
+            store.staged.stageHandlerRemoval(99)
             try store.commit()
             #expect(Set(try store.loadSessions().map(\.id)) == ["a", "c"])
             #expect(try store.loadHandlers().map(\.id) == [1, 3])
@@ -91,9 +91,9 @@ struct SessionStoreTests {
         try withTemporaryDirectory { root in
             do {
                 let store = try StateStore(directory: root)
-                for id: UInt64 in 1...3 { store.stageHandler(handler(id, session: "s")) }
+                for id: UInt64 in 1...3 { store.staged.stageHandler(handler(id, session: "s")) }
                 try store.commit()
-                for id: UInt64 in 1...3 { store.stageHandlerRemoval(id) }
+                for id: UInt64 in 1...3 { store.staged.stageHandlerRemoval(id) }
                 try store.commit()
                 #expect(try store.loadHandlers() == [])
                 #expect(try store.loadLastHandlerID() == 3)
@@ -107,12 +107,12 @@ struct SessionStoreTests {
     func lastHandlerIDIsUnsignedMaximum() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageHandler(handler(Self.aboveInt64 + 5, session: "s"))
+            store.staged.stageHandler(handler(Self.aboveInt64 + 5, session: "s"))
             try store.commit()
-            store.stageHandler(handler(7, session: "s"))  // a smaller ID (a caller bug) is stored ...
+            store.staged.stageHandler(handler(7, session: "s"))  // a smaller ID (a caller bug) is stored ...
             try store.commit()
             #expect(try store.loadLastHandlerID() == Self.aboveInt64 + 5)  // ... but does not lower it
-            store.stageHandler(handler(UInt64.max, session: "s"))
+            store.staged.stageHandler(handler(UInt64.max, session: "s"))
             try store.commit()
             #expect(try store.loadLastHandlerID() == UInt64.max)
 
@@ -128,10 +128,10 @@ struct SessionStoreTests {
     func stagedThenRemovedHandlerCollapses() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageHandler(handler(10, session: "s"))
-            store.stageHandler(handler(11, session: "s"))
-            store.stageHandlerRemoval(10)
-            store.stageHandlerRemoval(11)
+            store.staged.stageHandler(handler(10, session: "s"))
+            store.staged.stageHandler(handler(11, session: "s"))
+            store.staged.stageHandlerRemoval(10)
+            store.staged.stageHandlerRemoval(11)
             #expect(store.stagedWriteCount == 5)  // in order, so that a reused ID would still fail
             try store.commit()
             #expect(try store.loadHandlers() == [])
@@ -144,18 +144,18 @@ struct SessionStoreTests {
     func sessionLastWriteWins() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageSession(session("kept"))
-            store.stageSession(session("removed"))
+            store.staged.stageSession(session("kept"))
+            store.staged.stageSession(session("removed"))
             try store.commit()
 
-            store.stageSession(session("kept", events: 2))
-            store.stageSession(session("kept", events: 5))
-            store.stageSession(session("removed", events: 9))
-            store.stageSessionRemoval("removed")
-            store.stageSession(session("new", events: 1))
-            store.stageSessionRemoval("new")
-            store.stageSessionRemoval("again")
-            store.stageSession(session("again", events: 4))
+            store.staged.stageSession(session("kept", events: 2))
+            store.staged.stageSession(session("kept", events: 5))
+            store.staged.stageSession(session("removed", events: 9))
+            store.staged.stageSessionRemoval("removed")
+            store.staged.stageSession(session("new", events: 1))
+            store.staged.stageSessionRemoval("new")
+            store.staged.stageSessionRemoval("again")
+            store.staged.stageSession(session("again", events: 4))
             #expect(store.stagedWriteCount == 4)
             try store.commit()
             #expect(Set(try store.loadSessions()) == [session("kept", events: 5), session("again", events: 4)])
@@ -166,16 +166,16 @@ struct SessionStoreTests {
     func duplicateHandlerIDIsRefused() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageSession(session("s"))
-            store.stageHandler(handler(1, session: "s"))
+            store.staged.stageSession(session("s"))
+            store.staged.stageHandler(handler(1, session: "s"))
             try store.commit()
 
-            store.stageBadge("org.example.Mail", count: 2)
-            store.stageSession(session("s", events: 2))
-            store.stageSession(session("t"))
-            store.stageHandler(handler(2, session: "t"))
-            store.stageHandler(handler(1, session: "t"))
-            store.stageHandlerRemoval(1)  // must not cancel out the insert of a reused ID
+            store.staged.stageBadge("org.example.Mail", count: 2)
+            store.staged.stageSession(session("s", events: 2))
+            store.staged.stageSession(session("t"))
+            store.staged.stageHandler(handler(2, session: "t"))
+            store.staged.stageHandler(handler(1, session: "t"))
+            store.staged.stageHandlerRemoval(1)  // must not cancel out the insert of a reused ID
             let error = #expect(throws: StoreError.self) { try store.commit() }
             #expect(error?.code == .constraint)
             #expect(error?.message.contains("handler 1 of session 't'") == true)
@@ -198,8 +198,8 @@ struct SessionStoreTests {
                 [handler(5, session: "a"), handler(5, session: "b"), handler(5, session: "c")],
                 [handler(0, session: "a")],
             ] {
-                for item in staging { store.stageHandler(item) }
-                store.stageHandlerRemoval(5)
+                for item in staging { store.staged.stageHandler(item) }
+                store.staged.stageHandlerRemoval(5)
                 let error = #expect(throws: StoreError.self) { try store.commit() }
                 #expect(error?.code == .constraint)
                 #expect(try store.loadHandlers() == [])
@@ -213,17 +213,17 @@ struct SessionStoreTests {
         try withTemporaryDirectory { root in
             do {
                 let store = try StateStore(directory: root)
-                store.stageSession(session("s"))
-                store.stageHandler(handler(1, session: "s"))
-                store.stageHandler(handler(2, session: "s"))
+                store.staged.stageSession(session("s"))
+                store.staged.stageHandler(handler(1, session: "s"))
+                store.staged.stageHandler(handler(2, session: "s"))
                 try store.commit()
 
                 try store.database.execute("PRAGMA query_only = ON")
-                store.stageSession(session("s", events: 7))
-                store.stageSession(session("t"))
-                store.stageSessionRemoval("s")
-                store.stageHandlerRemoval(1)
-                store.stageHandler(handler(3, session: "t"))
+                store.staged.stageSession(session("s", events: 7))
+                store.staged.stageSession(session("t"))
+                store.staged.stageSessionRemoval("s")
+                store.staged.stageHandlerRemoval(1)
+                store.staged.stageHandler(handler(3, session: "t"))
                 let error = #expect(throws: StoreError.self) { try store.commit() }
                 #expect(error?.code == .readOnly)
                 #expect(!store.hasStagedWrites)
@@ -232,7 +232,7 @@ struct SessionStoreTests {
                 #expect(try store.loadLastHandlerID() == 2)
 
                 try store.database.execute("PRAGMA query_only = OFF")
-                store.stageHandler(handler(4, session: "s"))
+                store.staged.stageHandler(handler(4, session: "s"))
                 try store.commit()
             }
             let reopened = try StateStore(directory: root)
@@ -248,8 +248,8 @@ struct SessionStoreTests {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
             for index in 1...count {
-                store.stageSession(session("session-\(index)", events: UInt32(index)))
-                store.stageHandler(handler(UInt64(index), session: "session-\(index)"))
+                store.staged.stageSession(session("session-\(index)", events: UInt32(index)))
+                store.staged.stageHandler(handler(UInt64(index), session: "session-\(index)"))
             }
             #expect(store.stagedWriteCount == 2 * count + 1)
             try store.commit()

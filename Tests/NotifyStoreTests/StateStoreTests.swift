@@ -19,8 +19,8 @@ struct StateStoreTests {
             do {
                 let store = try StateStore(directory: root)
                 #expect(try store.loadBadges() == [:])
-                store.stageBadge("org.example.Mail", count: 3)
-                store.stageBadge("org.example.Chat", count: UInt32.max)
+                store.staged.stageBadge("org.example.Mail", count: 3)
+                store.staged.stageBadge("org.example.Chat", count: UInt32.max)
                 try store.commit()
             }
             let reopened = try StateStore(directory: root)
@@ -33,10 +33,10 @@ struct StateStoreTests {
     func lastWriteWins() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageBadge("a", count: 1)
-            store.stageBadge("b", count: 7)
-            store.stageBadge("a", count: 2)
-            store.stageBadge("a", count: 5)
+            store.staged.stageBadge("a", count: 1)
+            store.staged.stageBadge("b", count: 7)
+            store.staged.stageBadge("a", count: 2)
+            store.staged.stageBadge("a", count: 5)
             #expect(store.stagedWriteCount == 2)
             try store.commit()
             #expect(try store.loadBadges() == ["a": 5, "b": 7])
@@ -47,11 +47,11 @@ struct StateStoreTests {
     func zeroDeletes() throws {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
-            store.stageBadge("a", count: 4)
-            store.stageBadge("b", count: 1)
+            store.staged.stageBadge("a", count: 4)
+            store.staged.stageBadge("b", count: 1)
             try store.commit()
-            store.stageBadge("a", count: 0)
-            store.stageBadge("never-set", count: 0)
+            store.staged.stageBadge("a", count: 0)
+            store.staged.stageBadge("never-set", count: 0)
             try store.commit()
             #expect(try store.loadBadges() == ["b": 1])
             #expect(try integer(store.database, "SELECT count(*) FROM badges") == 1)
@@ -63,7 +63,7 @@ struct StateStoreTests {
         try withTemporaryDirectory { root in
             let store = try StateStore(directory: root)
             let peek = try SQLiteDatabase(path: store.databasePath, mode: .readOnly)
-            store.stageBadge("a", count: 1)
+            store.staged.stageBadge("a", count: 1)
             #expect(store.hasStagedWrites)
             #expect(try integer(peek, "SELECT count(*) FROM badges") == 0)
             #expect(try store.loadBadges() == [:])
@@ -90,12 +90,12 @@ struct StateStoreTests {
         try withTemporaryDirectory { root in
             do {
                 let store = try StateStore(directory: root)
-                store.stageBadge("a", count: 1)
+                store.staged.stageBadge("a", count: 1)
                 try store.commit()
 
                 try store.database.execute("PRAGMA query_only = ON")
-                store.stageBadge("a", count: 9)
-                store.stageBadge("b", count: 2)
+                store.staged.stageBadge("a", count: 9)
+                store.staged.stageBadge("b", count: 2)
                 let error = #expect(throws: StoreError.self) { try store.commit() }
                 #expect(error?.code == .readOnly)
                 #expect(error?.message.contains(store.databasePath) == true)
@@ -105,7 +105,7 @@ struct StateStoreTests {
 
                 // The store stays usable once writes are possible again.
                 try store.database.execute("PRAGMA query_only = OFF")
-                store.stageBadge("c", count: 3)
+                store.staged.stageBadge("c", count: 3)
                 try store.commit()
             }
             let reopened = try StateStore(directory: root)
@@ -122,8 +122,8 @@ struct StateStoreTests {
                 CREATE TEMP TRIGGER refuse BEFORE INSERT ON badges WHEN NEW.app_id = 'bad'
                 BEGIN SELECT RAISE(ABORT, 'refused'); END
                 """)
-            store.stageBadge("good", count: 1)
-            store.stageBadge("bad", count: 1)
+            store.staged.stageBadge("good", count: 1)
+            store.staged.stageBadge("bad", count: 1)
             let error = #expect(throws: StoreError.self) { try store.commit() }
             #expect(error?.code == .constraint)
             #expect(try store.loadBadges() == [:])

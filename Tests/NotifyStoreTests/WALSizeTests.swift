@@ -9,10 +9,10 @@ struct WALSizeTests {
     /// What one event stages, as the daemon does: session, handler, badge.
     static func stageEvent(_ index: Int, in store: StateStore, app: String = "org.example.App") {
         let session = "session-\(index)"
-        store.stageSession(StoredSession(id: session, app: app, events: 1, lastEvent: Int64(index), inProgress: false))
-        store.stageHandler(
+        store.staged.stageSession(StoredSession(id: session, app: app, events: 1, lastEvent: Int64(index), inProgress: false))
+        store.staged.stageHandler(
             StoredHandler(id: UInt64(index + 1), session: session, app: app, storedAt: Int64(index), deadline: .max))
-        store.stageBadge(app, count: UInt32(index + 1))
+        store.staged.stageBadge(app, count: UInt32(index + 1))
     }
 
     /// The bound: the WAL at its checkpoint size, plus one commit.

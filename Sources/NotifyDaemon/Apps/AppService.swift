@@ -67,18 +67,20 @@ final class AppService {
     func getState(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try AppID(call.argument(0))
         try callers.authorize(call, for: app)
-        return committer.respond(call, [.string(committer.current.apps.state(of: app).rawValue)])
+        return committer.read(call) { [committer] in .reply([.string(committer.committed.apps.state(of: app).rawValue)]) }
     }
 
     func listApps(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let current = committer.current
         let visibility = try callers.visibility(for: call)
-        let apps = current.knownApps.filter { visibility.shows($0) }
-        let rows: [DBusValue] = apps.sorted().map { app in
-            .structure([
-                .string(app.rawValue), .string(current.apps.state(of: app).rawValue), .uint32(current.badges[app]),
-            ])
+        return committer.read(call) { [committer] in
+            let committed = committer.committed
+            let apps = committed.knownApps.filter { visibility.shows($0) }
+            let rows: [DBusValue] = apps.sorted().map { app in
+                .structure([
+                    .string(app.rawValue), .string(committed.apps.state(of: app).rawValue), .uint32(committed.badges[app]),
+                ])
+            }
+            return .reply([.array(element: .structure([.string, .string, .uint32]), rows)])
         }
-        return committer.respond(call, [.array(element: .structure([.string, .string, .uint32]), rows)])
     }
 }

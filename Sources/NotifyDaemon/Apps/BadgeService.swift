@@ -25,7 +25,7 @@ final class BadgeService {
 
     func getBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
-        return committer.respond(call, [.uint32(committer.current.badges[app])])
+        return committer.read(call) { [committer] in .reply([.uint32(committer.committed.badges[app])]) }
     }
 
     func setBadge(_ call: DBusMethodCall) throws -> DBusMethodResult {
@@ -57,10 +57,12 @@ final class BadgeService {
     }
 
     func listBadges(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        var counts: [String: UInt32] = [:]
         let visibility = try callers?.visibility(for: call) ?? .everyApp
-        for (app, count) in committer.current.badges.nonZero where visibility.shows(app) { counts[app.rawValue] = count }
-        return committer.respond(call, [counts.dbusValue])
+        return committer.read(call) { [committer] in
+            var counts: [String: UInt32] = [:]
+            for (app, count) in committer.committed.badges.nonZero where visibility.shows(app) { counts[app.rawValue] = count }
+            return .reply([counts.dbusValue])
+        }
     }
 }
 

@@ -44,28 +44,32 @@ final class FetchService {
 
     func getFetchSchedule(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
-        return committer.respond(call, [scheduleDictionary(of: app, in: committer.current, now: clock.now())])
+        return committer.read(call) { [self] in .reply([scheduleDictionary(of: app, in: committer.committed, now: clock.now())]) }
     }
 
     func listFetchSchedules(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let current = committer.current
         let visibility = try callers?.visibility(for: call)
-        let now = clock.now()
-        let rows: [DBusValue] = current.fetches.knownApps.filter { visibility?.shows($0) ?? true }.map { app in
-            .structure([.string(app.rawValue), scheduleDictionary(of: app, in: current, now: now)])
+        return committer.read(call) { [self] in
+            let committed = committer.committed
+            let now = clock.now()
+            let rows: [DBusValue] = committed.fetches.knownApps.filter { visibility?.shows($0) ?? true }.map { app in
+                .structure([.string(app.rawValue), scheduleDictionary(of: app, in: committed, now: now)])
+            }
+            return .reply([.array(element: Self.scheduleRow, rows)])
         }
-        return committer.respond(call, [.array(element: Self.scheduleRow, rows)])
     }
 
     func getFetchHistory(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try app(of: call)
-        let rows: [DBusValue] = committer.current.fetches.history(of: app).reversed().map { record in
-            .structure([
-                .uint64(record.id), .string(record.trigger.rawValue), .int64(record.started), .int64(record.ended),
-                .string(record.result.rawValue),
-            ])
+        return committer.read(call) { [committer] in
+            let rows: [DBusValue] = committer.committed.fetches.history(of: app).reversed().map { record in
+                .structure([
+                    .uint64(record.id), .string(record.trigger.rawValue), .int64(record.started), .int64(record.ended),
+                    .string(record.result.rawValue),
+                ])
+            }
+            return .reply([.array(element: Self.historyRow, rows)])
         }
-        return committer.respond(call, [.array(element: Self.historyRow, rows)])
     }
 
     func fetchNow(_ call: DBusMethodCall) throws -> DBusMethodResult {

@@ -5,15 +5,14 @@ import NotifyCore
 /// Answers one `ListSessions` call in pieces, so that a listing of
 /// 100,000 sessions never holds the event loop for long.
 ///
-/// The rows are taken from the state when the call arrives (one pass, no
-/// sorting). Then, a piece per turn of the loop (about ``turnBudget`` of
-/// work each, other callers served in between), runs of ``runLength`` rows
-/// are sorted by session ID, and the runs are merged straight into the
-/// reply with libdbus's iterators: no ``DBusValue`` tree. The reply goes
-/// out once it is complete and, as with ``Committer/respond(_:_:)``, once
-/// the batch it may have seen is committed (the call fails if that commit
-/// fails). After a large reply has left the socket, the heap it used is
-/// given back to the kernel (``MemoryTrim``).
+/// The rows are taken from the committed state when the call arrives (one
+/// pass, no sorting): nothing a crash could undo. Then, a piece per turn of
+/// the loop (about ``turnBudget`` of work each, other callers served in
+/// between), runs of ``runLength`` rows are sorted by session ID, and the
+/// runs are merged straight into the reply with libdbus's iterators: no
+/// ``DBusValue`` tree. The reply goes out once it is complete. After a
+/// large reply has left the socket, the heap it used is given back to the
+/// kernel (``MemoryTrim``).
 final class SessionListing {
     /// Work per turn of the loop before the listing yields.
     static let turnBudget: UInt64 = 5_000_000
@@ -37,7 +36,6 @@ final class SessionListing {
     private var merger: SessionRunMerger?
     private var writer: DBusArrayWriter?
     private var reply: DBusMessage?
-    private var committed = false
     private var finished = false
 
     /// Lists `rows` (unsorted) in answer to `call`.
@@ -50,11 +48,8 @@ final class SessionListing {
         loop = call.connection.eventLoop
     }
 
-    /// Starts the work; the reply waits for the commit of the batch
-    /// pending in `committer`, if any.
-    func start(after committer: Committer) {
-        let watch = CommitWatch { [self] succeeded in succeeded ? commitPassed() : commitFailed() }
-        committer.afterCommit { watch.fire() }
+    /// Starts the work.
+    func start() {
         step()
     }
 
@@ -136,17 +131,8 @@ final class SessionListing {
 
     // MARK: Answering
 
-    private func commitPassed() {
-        committed = true
-        sendIfReady()
-    }
-
-    private func commitFailed() {
-        end { $0.fail(NotifydError(.storageFailed, "notifyd could not save its state, so nothing was changed")) }
-    }
-
     private func sendIfReady() {
-        guard committed, let reply, !finished else { return }
+        guard let reply, !finished else { return }
         end { $0.reply(with: reply) }
         if rowCount >= Self.trimRows, let loop { MemoryTrim.afterWriting(on: call.connection, loop: loop) }
     }
@@ -160,30 +146,5 @@ final class SessionListing {
         merger = nil
         writer = nil
         reply = nil
-    }
-}
-
-/// Tells a listing whether the batch its reply depends on was committed.
-///
-/// ``Committer/afterCommit(_:)`` runs its closure after a successful
-/// commit (at once when no batch is pending) and drops it when the commit
-/// fails. That closure alone holds the watch, so a watch released without
-/// having fired means the commit failed.
-final class CommitWatch {
-    private var handler: ((Bool) -> Void)?
-
-    init(_ handler: @escaping (Bool) -> Void) {
-        self.handler = handler
-    }
-
-    /// The commit succeeded.
-    func fire() {
-        let handler = self.handler
-        self.handler = nil
-        handler?(true)
-    }
-
-    deinit {
-        handler?(false)
     }
 }

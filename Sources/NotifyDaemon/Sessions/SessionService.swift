@@ -45,6 +45,7 @@ final class SessionService {
             let report = try EventDecoding.report(arguments: message.arguments())
             if let refusal = callers?.refusal(ofSignal: lookup, for: report.app) { throw refusal }
             _ = try record(report)
+            committer.heard(from: message.sender ?? "")
         } catch {
             refuse(message, because: error)
         }
@@ -127,14 +128,16 @@ final class SessionService {
         waiters.callerLeft(name)
     }
 
-    /// The rows are taken now, then sorted and written into the reply a
+    /// The rows are taken now, from the committed state, then sorted and written into the reply a
     /// piece per turn of the loop (``SessionListing``): 100,000 sessions
     /// never hold the loop for long, and no ``DBusValue`` tree is built.
     func listSessions(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let visibility = try callers?.visibility(for: call) ?? .everyApp
-        let rows = committer.current.sessions.listingRows { visibility.shows($0) }
-        SessionListing(call: call, rows: rows, logger: logger).start(after: committer)
-        return .deferred
+        return committer.read(call) { [committer, logger] in
+            let rows = committer.committed.sessions.listingRows { visibility.shows($0) }
+            SessionListing(call: call, rows: rows, logger: logger).start()
+            return .deferred
+        }
     }
 
     static var sessionRowType: DBusType { .structure([.string, .string, .uint32, .dictionary(key: .string, value: .variant)]) }

@@ -41,25 +41,29 @@ final class TaskService {
     func timeRemaining(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let app = try AppID(call.argument(0))
         try callers?.authorize(call, for: app)
-        return committer.respond(call, [.double(committer.current.tasks.timeRemaining(of: app, at: clock.now()))])
+        return committer.read(call) { [committer, clock] in
+            .reply([.double(committer.committed.tasks.timeRemaining(of: app, at: clock.now()))])
+        }
     }
 
     func list(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let visibility = try callers?.visibility(for: call)
-        let now = clock.now()
-        let rows: [DBusValue] = committer.current.tasks.tasks.values.sorted { $0.id < $1.id }
-            .filter { visibility?.shows($0.app) ?? true }
-            .map { task in
-                .structure([
-                    .uint64(task.id), .string(task.app.rawValue), .string(task.name), .int64(task.deadline),
-                    .vardict([
-                        "began": .int64(task.began), "owner": .string(task.owner),
-                        "seconds-left": .double(Double(max(0, task.deadline - now)) / 1_000_000),
-                        "expiring": .boolean(task.cued),
-                    ]),
-                ])
-            }
-        return committer.respond(call, [.array(element: Self.row, rows)])
+        return committer.read(call) { [committer, clock] in
+            let now = clock.now()
+            let rows: [DBusValue] = committer.committed.tasks.tasks.values.sorted { $0.id < $1.id }
+                .filter { visibility?.shows($0.app) ?? true }
+                .map { task in
+                    .structure([
+                        .uint64(task.id), .string(task.app.rawValue), .string(task.name), .int64(task.deadline),
+                        .vardict([
+                            "began": .int64(task.began), "owner": .string(task.owner),
+                            "seconds-left": .double(Double(max(0, task.deadline - now)) / 1_000_000),
+                            "expiring": .boolean(task.cued),
+                        ]),
+                    ])
+                }
+            return .reply([.array(element: Self.row, rows)])
+        }
     }
 
     /// Handled on the loop after every commit: cues and expiries due.

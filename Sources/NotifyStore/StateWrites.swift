@@ -1,9 +1,9 @@
-/// A write the ``StateStore`` keeps in memory until the next commit.
+/// A write kept in memory until the batch it is in is committed.
 ///
 /// To add a kind of write: add a case, give it a ``Key`` (writes with equal
 /// keys replace each other) or `nil` (never replaced), and handle it in
 /// `StateStore.apply(_:)`.
-enum StagedWrite {
+enum StagedWrite: Sendable {
     /// Set the badge of an app; 0 removes it.
     case badge(appID: String, count: UInt32)
     /// Insert or replace a session.
@@ -68,15 +68,18 @@ enum StagedWrite {
     }
 }
 
-/// The staged writes: one per key (the last one staged), applied in the
-/// order in which they were last staged; writes without a key are all kept.
+/// A batch of writes, staged in memory with no I/O and committed in one
+/// transaction by ``StateStore/commit(_:)``: one per key (the last one
+/// staged), applied in the order in which they were last staged; writes
+/// without a key are all kept. A value: the daemon fills one on its bus
+/// thread and hands it to the thread that owns the store.
 ///
 /// Handler inserts are never collapsed, not even with a removal of the same
 /// ID in the same batch: the insert must reach the database, so that an ID
 /// already stored (or staged twice) fails the commit with `.constraint`
 /// instead of cancelling out silently. The largest handler ID staged is kept
 /// as one ``StagedWrite/lastHandlerID(_:)`` write, applied last.
-struct StagedWrites {
+public struct StateWrites: Sendable {
     /// In the order staged; `nil` where a later write with the same key replaced it.
     private var writes: [StagedWrite?] = []
     /// Where the live write of each key is in `writes`.
@@ -85,8 +88,14 @@ struct StagedWrites {
     private var lastHandlerID: UInt64?
     private var liveCount = 0
 
-    var isEmpty: Bool { count == 0 }
-    var count: Int { liveCount + (lastHandlerID == nil ? 0 : 1) }
+    /// An empty batch.
+    public init() {}
+
+    /// Whether the batch holds no write.
+    public var isEmpty: Bool { count == 0 }
+    /// How many writes the batch holds: one per row, the last handler ID
+    /// counting as one row and an activation trim as one.
+    public var count: Int { liveCount + (lastHandlerID == nil ? 0 : 1) }
 
     mutating func stage(_ write: StagedWrite) {
         switch write {
@@ -110,7 +119,7 @@ struct StagedWrites {
     mutating func take() -> [StagedWrite] {
         var ordered = writes.compactMap { $0 }
         if let lastHandlerID { ordered.append(.lastHandlerID(lastHandlerID)) }
-        self = StagedWrites()
+        self = StateWrites()
         return ordered
     }
 }
