@@ -80,3 +80,21 @@ public struct NotifydState: Hashable, Sendable {
         return known
     }
 }
+
+extension NotifydState {
+    /// The state for reading only, as the daemon keeps it beside the state
+    /// it decides on (the state as last committed): the same value, without
+    /// the indexes only decisions use (``SessionBook/forReading``), so that
+    /// keeping it costs no copy of them. ``rebuildIndexes()`` makes it a
+    /// state to decide on again (after a failed commit).
+    public var forReading: NotifydState {
+        var reading = self
+        reading.sessions = sessions.forReading
+        return reading
+    }
+
+    /// Builds the indexes ``forReading`` left out.
+    public mutating func rebuildIndexes() {
+        sessions.rebuildIndexes()
+    }
+}

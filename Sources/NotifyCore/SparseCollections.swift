@@ -15,9 +15,10 @@ public let sparseShrinkFloor = 4_096
 
 extension Dictionary {
     /// Copies the dictionary into one of the capacity it needs once it is
-    /// a quarter full and has at least ``sparseShrinkFloor`` buckets.
-    public mutating func shrinkIfSparse() {
-        guard capacity >= sparseShrinkFloor, count * 4 < capacity else { return }
+    /// a quarter full and has at least `floor` buckets (by default
+    /// ``sparseShrinkFloor``).
+    public mutating func shrinkIfSparse(floor: Int = sparseShrinkFloor) {
+        guard capacity >= floor, count * 4 < capacity else { return }
         var shrunk = Dictionary(minimumCapacity: count)
         for (key, value) in self { shrunk[key] = value }
         self = shrunk

@@ -42,7 +42,9 @@ final class Committer {
     /// batch syncing and the batch filling.
     private(set) var current: NotifydState
     /// The state as the last successful commit left it: what a `kill -9`
-    /// keeps. Reads are answered from it.
+    /// keeps. Reads are answered from it. Kept ``NotifydState/forReading``
+    /// (without the heaps only decisions use), so that the next decision
+    /// copies neither heap.
     private(set) var committed: NotifydState
     private let writer: StoreWriter
     private let logger: Logger
@@ -64,7 +66,7 @@ final class Committer {
         var state = try StateMapping.load(from: store, logger: logger)
         state.limitDockSlots(to: dockSlots)
         current = state
-        committed = state
+        committed = state.forReading
         // The rows read are freed; at the documented limits they were
         // hundreds of MB, which the heap would otherwise keep.
         MemoryTrim.trim()
@@ -170,7 +172,7 @@ final class Committer {
         filling = nil
         // The docks' slots are chosen once per batch, after its other effects.
         batch.effects += current.publishDocks()
-        batch.sealedState = current
+        batch.sealedState = current.forReading
         if batch.writes.isEmpty {
             succeed(batch, carryingOut: carryOut)
         } else {
@@ -209,6 +211,7 @@ final class Committer {
         let refused = batch.summary.refusal + (later.map { "; and, decided on top of it" + $0.summary.refusal } ?? "")
         logger.error("cannot save state, rolling back \(calls) call(s)\(refused): \(error)")
         current = committed
+        current.rebuildIndexes()
         current.memoryOnly = batch.memoryAtStart
         let failure = NotifydError.storage(error)
         for reply in batch.replies + (later?.replies ?? []) { reply.failure(failure) }

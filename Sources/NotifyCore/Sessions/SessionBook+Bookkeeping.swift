@@ -28,7 +28,7 @@ extension SessionBook {
     }
 
     /// The deadline heap anew, from the pending handlers, in a buffer of the size it needs.
-    private mutating func rebuildDeadlines() {
+    mutating func rebuildDeadlines() {
         var pending: [DeadlineEntry] = []
         pending.reserveCapacity(pendingTotal)
         for entry in entries.values { pending += entry.pending.values.map(DeadlineEntry.init) }
@@ -82,13 +82,16 @@ extension SessionBook {
         }
         for entry in spared { finishedByAge.insert(entry) }
         compactIfSparse()
-        if finishedByAge.count > 2 * finishedCount + 1024 {
-            finishedByAge = Heap(
-                entries.compactMap { id, entry in
-                    entry.finishedMark.map { FinishedEntry(lastEvent: entry.record.lastEvent, session: id, mark: $0) }
-                })
-        }
+        if finishedByAge.count > 2 * finishedCount + 1024 { rebuildFinishedByAge() }
         return forgotten
+    }
+
+    /// The finished sessions' heap anew, from the sessions.
+    mutating func rebuildFinishedByAge() {
+        finishedByAge = Heap(
+            entries.compactMap { id, entry in
+                entry.finishedMark.map { FinishedEntry(lastEvent: entry.record.lastEvent, session: id, mark: $0) }
+            })
     }
 }
 
@@ -131,5 +134,25 @@ struct FinishedEntry: Comparable, Sendable {
 
     static func < (lhs: FinishedEntry, rhs: FinishedEntry) -> Bool {
         (lhs.lastEvent, lhs.session, lhs.mark) < (rhs.lastEvent, rhs.session, rhs.mark)
+    }
+}
+
+extension SessionBook {
+    /// The book for reading only: the same sessions and handlers without
+    /// the two heaps that only decisions use (deadlines, finished sessions
+    /// by age). A copy kept beside the book being decided on then costs no
+    /// copy of either heap when the next decision changes it;
+    /// ``rebuildIndexes()`` makes it a book to decide on again.
+    public var forReading: SessionBook {
+        var reading = self
+        reading.deadlines = Heap()
+        reading.finishedByAge = Heap()
+        return reading
+    }
+
+    /// Builds the heaps ``forReading`` left out, from the sessions.
+    public mutating func rebuildIndexes() {
+        rebuildDeadlines()
+        rebuildFinishedByAge()
     }
 }

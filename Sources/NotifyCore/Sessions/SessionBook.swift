@@ -25,7 +25,9 @@ public struct SessionBook: Sendable {
     /// `ListSessions`; recording forgets the oldest beyond this.
     public static let finishedSessionsKept = 1_000
 
-    var entries: [SessionID: SessionEntry] = [:]
+    /// The sessions, in shards: the committed state kept beside this one
+    /// shares all but the shards a batch changes (``ShardedDictionary``).
+    var entries: ShardedDictionary<SessionID, SessionEntry> = [:]
     var pendingByApp: [AppID: Int] = [:]
     var pendingTotal = 0
     /// Sessions in progress per app, for ``progress(of:)``.
