@@ -19,11 +19,7 @@ extension FaultTests {
     /// The -shm file is already allocated (32 KiB, enough for 4,096 frames).
     @Test(.timeLimit(.minutes(1)), arguments: [0, 1_500])
     func aFullDiskRefusesChangesClearlyAndServiceResumesWhenSpaceReturns(commitsBefore: Int) throws {
-        if let reason = ScratchMount.unavailableReason {
-            Issue.record("cannot test a full disk here: \(reason)")
-            return
-        }
-        let disk = try ScratchMount.tmpfs(kilobytes: 8_192)
+        guard let disk = try Self.scratchDisk("a full disk", { try ScratchMount.tmpfs(kilobytes: 8_192) }) else { return }
         let bus = try TestBus()
         let daemon = try DaemonProcess(bus: bus, stateDirectory: disk.directory.appendingPathComponent("state"))
         defer {
@@ -127,11 +123,7 @@ extension FaultTests {
     /// ext4 then refuses `remount,rw` until it is unmounted and checked,
     /// which needs notifyd stopped: the service resumes after a restart.
     @Test(.timeLimit(.minutes(1))) func aFileSystemTurningReadOnlyRefusesChangesClearlyAndLosesNothing() throws {
-        if let reason = ScratchMount.unavailableReason {
-            Issue.record("cannot test a read-only state directory here: \(reason)")
-            return
-        }
-        let disk = try ScratchMount.ext4(megabytes: 16)
+        guard let disk = try Self.scratchDisk("a read-only state directory", { try ScratchMount.ext4(megabytes: 16) }) else { return }
         let bus = try TestBus()
         let stateDirectory = disk.directory.appendingPathComponent("state")
         let daemon = try DaemonProcess(bus: bus, stateDirectory: stateDirectory)

@@ -11,11 +11,7 @@ extension FaultTests {
     /// to SQLite's 1,000 pages (4 MB), which filled this disk after about 80
     /// single-event commits. Four calls in flight: hundreds of commits.
     @Test(.timeLimit(.minutes(1))) func aTwoMegabyteDiskHoldsThousandsOfEvents() throws {
-        if let reason = ScratchMount.unavailableReason {
-            Issue.record("cannot test a small disk here: \(reason)")
-            return
-        }
-        let disk = try ScratchMount.tmpfs(kilobytes: 2_048)
+        guard let disk = try Self.scratchDisk("a small disk", { try ScratchMount.tmpfs(kilobytes: 2_048) }) else { return }
         let bus = try TestBus()
         let stateDirectory = disk.directory.appendingPathComponent("state")
         let daemon = try DaemonProcess(bus: bus, stateDirectory: stateDirectory)
@@ -47,11 +43,7 @@ extension FaultTests {
     /// A worker signal has no caller to tell: when a full disk refuses it,
     /// the log names its session and app (at most five of them per line).
     @Test(.timeLimit(.minutes(1))) func aWorkerSignalRefusedByAFullDiskIsLoggedWithItsSession() throws {
-        if let reason = ScratchMount.unavailableReason {
-            Issue.record("cannot test a full disk here: \(reason)")
-            return
-        }
-        let disk = try ScratchMount.tmpfs(kilobytes: 2_048)
+        guard let disk = try Self.scratchDisk("a full disk", { try ScratchMount.tmpfs(kilobytes: 2_048) }) else { return }
         let bus = try TestBus()
         let stateDirectory = disk.directory.appendingPathComponent("state")
         let daemon = try DaemonProcess(bus: bus, stateDirectory: stateDirectory)

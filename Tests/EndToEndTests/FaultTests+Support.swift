@@ -3,6 +3,19 @@ import Foundation
 import Testing
 import NotifyTesting
 
+extension FaultTests {
+    /// A file system of its own for a test's state, made by `mount`; nil,
+    /// with the reason recorded as an issue (a failure, not a skip), where
+    /// mounts cannot be made. `what` ends "cannot test WHAT here".
+    static func scratchDisk(_ what: String, _ mount: () throws -> ScratchMount) throws -> ScratchMount? {
+        if let reason = ScratchMount.unavailableReason {
+            Issue.record("cannot test \(what) here: \(reason)")
+            return nil
+        }
+        return try mount()
+    }
+}
+
 /// One call of a fault test's stream.
 enum StreamedCall {
     /// An event with a session of its own (one handler), no popup, a day's deadline.
