@@ -137,6 +137,19 @@ extension DBusConnection {
         }
     }
 
+    /// `Badges.GetBadge(app)` over this connection.
+    func notifydBadge(_ app: String, timeoutMilliseconds: Int32 = -1) throws(BenchFailure) -> UInt32 {
+        do {
+            return try call(
+                destination: NotifydNames.busName, path: NotifydNames.objectPath,
+                interface: NotifydNames.badgesInterface, member: "GetBadge", [.string(app)],
+                timeoutMilliseconds: timeoutMilliseconds
+            ).decode(0)
+        } catch {
+            throw BenchFailure("GetBadge(\(app)) failed: \(error)")
+        }
+    }
+
     /// notifyd's `PendingHandlers` property.
     func notifydPendingHandlers(timeoutMilliseconds: Int32 = -1) throws(BenchFailure) -> Int {
         guard case .uint32(let count) = try notifydProperty("PendingHandlers", timeoutMilliseconds: timeoutMilliseconds)
