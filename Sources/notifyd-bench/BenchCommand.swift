@@ -19,7 +19,10 @@ struct BenchCommand: ParsableCommand {
             running daemon; ListSessions with 100,000 sessions on a notifyd of its own: the longest another call \
             waits meanwhile (target: under 100 ms) and notifyd's resident memory after the replies against \
             before (target: at most 1.10x); BeginBackgroundTask to the sleep lock asked of a stand-in logind, \
-            against a Ping; last, a burst of worker events: the rate notifyd stores them durably against a bare \
+            against a Ping; GetBadge and Ping of a reader on a notifyd of its own whose every fsync takes 20 ms \
+            more (libSlowDisk.so preloaded), while another client calls IncrementBadge in a loop, against the \
+            same with notifyd idle (target: p50 at most 3x), and the writer's badge against its increments \
+            answered; last, a burst of worker events: the rate notifyd stores them durably against a bare \
             libdbus receiver on a second bus (target: at least 0.50x) and against one that also emits the two \
             signals notifyd emits per event, BadgeChanged and HandleEventsForBackgroundSession (target: at \
             least 0.50x), none lost, the badge they add up to, the popups a counting notification server gets \
@@ -77,6 +80,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("ListSessions calls of the list-sessions section.", valueName: "n"))
     var listCalls = 3
 
+    @Option(help: ArgumentHelp("GetBadge calls and Ping calls of each phase of the slow-disk section (each).", valueName: "n"))
+    var slowDiskCalls = 10_000
+
     @Option(help: ArgumentHelp("Apps given a full fetch history (100 fetches each) in the limits section (the limit: 10000).", valueName: "n"))
     var limitsFetchApps = 1_000
 
@@ -132,7 +138,7 @@ struct BenchCommand: ParsableCommand {
                     ? [.soak] : (only.isEmpty ? Set(Section.allCases).subtracting(Section.optIn) : Set(only)).subtracting(skip),
                 calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
                 loadClients: loadClients, loadCalls: loadCalls, coldStarts: coldStarts, events: events,
-                listSessions: listSessions, listCalls: listCalls,
+                listSessions: listSessions, listCalls: listCalls, slowDiskCalls: slowDiskCalls,
                 soak: soak.map {
                     .init(
                         minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds ?? SoakBenchmark.Settings.defaultSampleSeconds(minutes: $0),
