@@ -2,6 +2,35 @@ import ArgumentParser
 import Glibc
 
 extension BenchCommand {
+    /// The options' ranges, checked before anything starts.
+    func validate() throws {
+        guard calls >= 1, warmUpCalls >= 0 else { throw ValidationError("--calls must be at least 1, --warm-up-calls at least 0.") }
+        guard spawns >= 1 else { throw ValidationError("--spawns must be at least 1.") }
+        guard idleSeconds > 0, idleSeconds <= 3600 else { throw ValidationError("--idle-seconds must be between 0 and 3600.") }
+        guard (1...1_000).contains(loadClients) else { throw ValidationError("--load-clients must be between 1 and 1000.") }
+        guard (1...100_000).contains(loadCalls) else { throw ValidationError("--load-calls must be between 1 and 100000.") }
+        guard (1...1_000).contains(coldStarts) else { throw ValidationError("--cold-starts must be between 1 and 1000.") }
+        guard (1...10_000).contains(events) else { throw ValidationError("--events must be between 1 and 10000.") }
+        guard (1...100_000).contains(listSessions) else {
+            throw ValidationError("--list-sessions must be between 1 and 100000 (notifyd's limit of pending handlers).")
+        }
+        guard (1...100).contains(listCalls) else { throw ValidationError("--list-calls must be between 1 and 100.") }
+        guard (1...1_000_000).contains(slowDiskCalls) else { throw ValidationError("--slow-disk-calls must be between 1 and 1000000.") }
+        if let soak, !(soak > 0 && soak <= 24 * 60) { throw ValidationError("--soak must be more than 0 and at most 1440 minutes.") }
+        guard (1...100).contains(soakClients) else { throw ValidationError("--soak-clients must be between 1 and 100.") }
+        guard soakRate >= 0, soakRate <= 1_000_000 else { throw ValidationError("--soak-rate must be between 0 and 1000000.") }
+        if let soakSampleSeconds, !(soakSampleSeconds >= 1 && soakSampleSeconds <= 3600) {
+            throw ValidationError("--soak-sample-seconds must be between 1 and 3600.")
+        }
+        guard (1...10_000).contains(limitsFetchApps), (1...10_000).contains(limitsActivationApps) else {
+            throw ValidationError("--limits-fetch-apps and --limits-activation-apps must be between 1 and 10000.")
+        }
+        if soak == nil, only.contains(.soak) { throw ValidationError("the soak runs with --soak MINUTES.") }
+        if soak != nil, !skip.isEmpty || !only.isEmpty {
+            throw ValidationError("--soak runs the soak section alone; leave out --skip and --only.")
+        }
+    }
+
     /// The parts of the benchmark, for `--skip`.
     enum Section: String, CaseIterable, ExpressibleByArgument {
         /// GetBadge against Ping.
@@ -24,6 +53,8 @@ extension BenchCommand {
         case fetch
         /// BeginBackgroundTask to the sleep lock asked of logind, against a Ping (a stand-in logind).
         case tasks
+        /// A reader's GetBadge and Ping while a client writes in a loop, against the same idle, every fsync 20 ms longer.
+        case slowDisk = "slow-disk"
         /// Mixed traffic with bounded state for `--soak` minutes, memory and descriptors sampled.
         case soak
         /// Memory per item of each kind and at the documented limits, then cleared (long: only with `--only limits`).

@@ -19,7 +19,10 @@ struct BenchCommand: ParsableCommand {
             running daemon; ListSessions with 100,000 sessions on a notifyd of its own: the longest another call \
             waits meanwhile (target: under 100 ms) and notifyd's resident memory after the replies against \
             before (target: at most 1.10x); BeginBackgroundTask to the sleep lock asked of a stand-in logind, \
-            against a Ping; last, a burst of worker events: the rate notifyd stores them durably against a bare \
+            against a Ping; GetBadge and Ping of a reader on a notifyd of its own whose every fsync takes 20 ms \
+            more (libSlowDisk.so preloaded), while another client calls IncrementBadge in a loop, against the \
+            same with notifyd idle (target: p50 at most 3x), and the writer's badge against its increments \
+            answered; last, a burst of worker events: the rate notifyd stores them durably against a bare \
             libdbus receiver on a second bus (target: at least 0.50x) and against one that also emits the two \
             signals notifyd emits per event, BadgeChanged and HandleEventsForBackgroundSession (target: at \
             least 0.50x), none lost, the badge they add up to, the popups a counting notification server gets \
@@ -77,6 +80,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("ListSessions calls of the list-sessions section.", valueName: "n"))
     var listCalls = 3
 
+    @Option(help: ArgumentHelp("GetBadge calls and Ping calls of each phase of the slow-disk section (each).", valueName: "n"))
+    var slowDiskCalls = 10_000
+
     @Option(help: ArgumentHelp("Apps given a full fetch history (100 fetches each) in the limits section (the limit: 10000).", valueName: "n"))
     var limitsFetchApps = 1_000
 
@@ -124,33 +130,6 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Keep the scratch directory (notifyd's state and log, the bus log) and print where it is.")
     var keepScratch = false
 
-    func validate() throws {
-        guard calls >= 1, warmUpCalls >= 0 else { throw ValidationError("--calls must be at least 1, --warm-up-calls at least 0.") }
-        guard spawns >= 1 else { throw ValidationError("--spawns must be at least 1.") }
-        guard idleSeconds > 0, idleSeconds <= 3600 else { throw ValidationError("--idle-seconds must be between 0 and 3600.") }
-        guard (1...1_000).contains(loadClients) else { throw ValidationError("--load-clients must be between 1 and 1000.") }
-        guard (1...100_000).contains(loadCalls) else { throw ValidationError("--load-calls must be between 1 and 100000.") }
-        guard (1...1_000).contains(coldStarts) else { throw ValidationError("--cold-starts must be between 1 and 1000.") }
-        guard (1...10_000).contains(events) else { throw ValidationError("--events must be between 1 and 10000.") }
-        guard (1...100_000).contains(listSessions) else {
-            throw ValidationError("--list-sessions must be between 1 and 100000 (notifyd's limit of pending handlers).")
-        }
-        guard (1...100).contains(listCalls) else { throw ValidationError("--list-calls must be between 1 and 100.") }
-        if let soak, !(soak > 0 && soak <= 24 * 60) { throw ValidationError("--soak must be more than 0 and at most 1440 minutes.") }
-        guard (1...100).contains(soakClients) else { throw ValidationError("--soak-clients must be between 1 and 100.") }
-        guard soakRate >= 0, soakRate <= 1_000_000 else { throw ValidationError("--soak-rate must be between 0 and 1000000.") }
-        if let soakSampleSeconds, !(soakSampleSeconds >= 1 && soakSampleSeconds <= 3600) {
-            throw ValidationError("--soak-sample-seconds must be between 1 and 3600.")
-        }
-        guard (1...10_000).contains(limitsFetchApps), (1...10_000).contains(limitsActivationApps) else {
-            throw ValidationError("--limits-fetch-apps and --limits-activation-apps must be between 1 and 10000.")
-        }
-        if soak == nil, only.contains(.soak) { throw ValidationError("the soak runs with --soak MINUTES.") }
-        if soak != nil, !skip.isEmpty || !only.isEmpty {
-            throw ValidationError("--soak runs the soak section alone; leave out --skip and --only.")
-        }
-    }
-
     func run() throws {
         do {
             let run = BenchRun(
@@ -159,7 +138,7 @@ struct BenchCommand: ParsableCommand {
                     ? [.soak] : (only.isEmpty ? Set(Section.allCases).subtracting(Section.optIn) : Set(only)).subtracting(skip),
                 calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
                 loadClients: loadClients, loadCalls: loadCalls, coldStarts: coldStarts, events: events,
-                listSessions: listSessions, listCalls: listCalls,
+                listSessions: listSessions, listCalls: listCalls, slowDiskCalls: slowDiskCalls,
                 soak: soak.map {
                     .init(
                         minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds ?? SoakBenchmark.Settings.defaultSampleSeconds(minutes: $0),

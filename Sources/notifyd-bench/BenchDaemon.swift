@@ -5,8 +5,10 @@ import NotifyTestingCore
 /// A private bus and a notifyd on it with a fresh state directory, set up
 /// the one way every section sets them up: the run's own (for the calls,
 /// clients, idle, memory, fetch and events sections) and those the load,
-/// list-sessions, tasks, limits and soak sections start for themselves, so
-/// that what they do to notifyd falsifies no other section's figures.
+/// list-sessions, tasks, slow-disk, limits and soak sections start for
+/// themselves, so that what they do to notifyd falsifies no other
+/// section's figures (the slow-disk section's with `libSlowDisk.so`
+/// preloaded).
 ///
 /// In `directory`: the bus (``PrivateBus``: its socket, `bus.conf`,
 /// `bus.log`), notifyd's `state` and `notifyd.log` (``DaemonProcess``:
@@ -43,9 +45,13 @@ final class BenchDaemon {
 
     /// Starts the bus, the server if asked for, and notifyd, and waits until
     /// notifyd serves.
+    ///
+    /// - Parameter environment: more of notifyd's environment (the
+    ///   slow-disk section's `LD_PRELOAD`): notifyd's only, not the bus's,
+    ///   the server's or the clients'.
     init(
         programs: BenchPrograms, in directory: ScratchDirectory, name: String = "notifyd",
-        systemBus: SystemBus = .inherited, notificationServer: Bool = false
+        systemBus: SystemBus = .inherited, notificationServer: Bool = false, environment: [String: String] = [:]
     ) throws(BenchFailure) {
         self.directory = directory
         self.name = name
@@ -56,7 +62,7 @@ final class BenchDaemon {
         } catch {
             throw BenchFailure("cannot connect to the private bus in \(directory.path): \(error)")
         }
-        var environment: [String: String] = [:]
+        var environment = environment
         switch systemBus {
         case .inherited: break
         case .sessionBus: environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
@@ -71,11 +77,11 @@ final class BenchDaemon {
     /// A section's own: in the subdirectory `section` of the run's scratch directory.
     convenience init(
         programs: BenchPrograms, scratch: ScratchDirectory, section: String, name: String,
-        systemBus: SystemBus = .inherited, notificationServer: Bool = false
+        systemBus: SystemBus = .inherited, notificationServer: Bool = false, environment: [String: String] = [:]
     ) throws(BenchFailure) {
         try self.init(
             programs: programs, in: try scratch.subdirectory(section), name: name, systemBus: systemBus,
-            notificationServer: notificationServer)
+            notificationServer: notificationServer, environment: environment)
     }
 
     var pid: Int32 { notifyd.pid }
@@ -134,6 +140,19 @@ extension DBusConnection {
             ).decode(0, as: DBusValue.self)
         } catch {
             throw BenchFailure("reading the Daemon property \(name) failed: \(error)")
+        }
+    }
+
+    /// `Badges.GetBadge(app)` over this connection.
+    func notifydBadge(_ app: String, timeoutMilliseconds: Int32 = -1) throws(BenchFailure) -> UInt32 {
+        do {
+            return try call(
+                destination: NotifydNames.busName, path: NotifydNames.objectPath,
+                interface: NotifydNames.badgesInterface, member: "GetBadge", [.string(app)],
+                timeoutMilliseconds: timeoutMilliseconds
+            ).decode(0)
+        } catch {
+            throw BenchFailure("GetBadge(\(app)) failed: \(error)")
         }
     }
 

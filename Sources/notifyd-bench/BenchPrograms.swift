@@ -1,3 +1,4 @@
+import Glibc
 import NotifyCore
 import NotifyTestingCore
 
@@ -17,6 +18,13 @@ struct BenchPrograms {
     let gdbus: String?
     /// This executable, which is also the events section's bare receiver (nil if /proc cannot tell).
     let bench: String?
+    /// `libSlowDisk.so` next to notifyd (`swift build` builds it: the
+    /// SlowDisk product); nil when it is not there, and the slow-disk
+    /// section then reports itself unavailable.
+    let slowDisk: String?
+
+    /// The slow-disk library's file name.
+    static let slowDiskLibrary = "libSlowDisk.so"
 
     /// notifyd and notifyctl from `binDirectory` (default: next to this
     /// executable); the D-Bus tools from `$PATH`.
@@ -33,12 +41,23 @@ struct BenchPrograms {
         }
         return BenchPrograms(
             notifyd: notifyd, notifyctl: Executables.find("notifyctl", in: directory), dbusDaemon: dbusDaemon,
-            busctl: Executables.inSearchPath("busctl"), gdbus: Executables.inSearchPath("gdbus"), bench: bench)
+            busctl: Executables.inSearchPath("busctl"), gdbus: Executables.inSearchPath("gdbus"), bench: bench,
+            slowDisk: library(slowDiskLibrary, nextTo: notifyd))
+    }
+
+    /// `name` in the directory of `executable`, if it is a readable regular file there.
+    private static func library(_ name: String, nextTo executable: String) -> String? {
+        let path = Executables.directoryName(of: executable) + "/" + name
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(path, R_OK) == 0 ? path : nil
     }
 
     /// Short name and path of each, for the report.
     var list: [(name: String, path: String?)] {
-        [("notifyd", notifyd), ("notifyctl", notifyctl), ("dbus-daemon", dbusDaemon), ("busctl", busctl), ("gdbus", gdbus)]
+        [
+            ("notifyd", notifyd), ("notifyctl", notifyctl), ("dbus-daemon", dbusDaemon), ("busctl", busctl), ("gdbus", gdbus),
+            (Self.slowDiskLibrary, slowDisk),
+        ]
     }
 
     /// A private bus in `directory`, with a service directory only when

@@ -4,13 +4,14 @@ import NotifyCore
 import NotifyTestingCore
 
 /// One run of the benchmark: sets up the bus and notifyd, measures the
-/// chosen sections in order (calls, clients, idle, memory, load,
-/// cold-start, list-sessions, events), tears down.
+/// chosen sections in order (calls, clients, idle, memory, fetch, load,
+/// cold-start, list-sessions, tasks, slow-disk, limits, events), tears down.
 ///
 /// Events come last: the burst leaves 10,000 pending handlers whose
 /// deadlines (30 s) all pass later, which would wake an idle daemon. Load,
-/// cold start and list-sessions run on buses and notifyds of their own
-/// (started and stopped by their sections) while this one idles.
+/// cold start, list-sessions, tasks, slow-disk and limits run on buses and
+/// notifyds of their own (started and stopped by their sections) while this
+/// one idles.
 struct BenchRun {
     let programs: BenchPrograms
     let sections: Set<BenchCommand.Section>
@@ -24,6 +25,8 @@ struct BenchRun {
     let events: Int
     let listSessions: Int
     let listCalls: Int
+    /// GetBadge and Ping calls of each phase of the slow-disk section.
+    let slowDiskCalls: Int
     /// The soak's settings, when it runs.
     let soak: SoakBenchmark.Settings?
     let limitsFetchApps: Int
@@ -40,7 +43,8 @@ struct BenchRun {
         var report = BenchReport()
         report.host = HostDescription.current()
         report.sections = BenchCommand.Section.allCases.filter(sections.contains).map(\.rawValue)
-        if sections.contains(.calls) { report.settings += [("calls", Double(calls)), ("warm-up calls", Double(warmUpCalls))] }
+        if sections.contains(.calls) { report.settings.append(("calls", Double(calls))) }
+        if !sections.isDisjoint(with: [.calls, .slowDisk]) { report.settings.append(("warm-up calls", Double(warmUpCalls))) }
         if sections.contains(.clients) { report.settings.append(("spawns", Double(spawns))) }
         if sections.contains(.idle) { report.settings.append(("idle seconds", idleSeconds)) }
         if sections.contains(.load) {
@@ -51,6 +55,7 @@ struct BenchRun {
         if sections.contains(.listSessions) {
             report.settings += [("list sessions", Double(listSessions)), ("list calls", Double(listCalls))]
         }
+        if sections.contains(.slowDisk) { report.settings.append(("slow-disk calls", Double(slowDiskCalls))) }
         if let soak {
             report.settings += [
                 ("soak minutes", soak.minutes), ("soak clients", Double(soak.clients)),
@@ -147,6 +152,10 @@ struct BenchRun {
             let count = max(100, calls / 10)
             Progress.say("beginning and ending \(count) background tasks on a notifyd with a stand-in logind")
             report.addTasks(try TasksBenchmark(programs: programs, scratch: scratch, tasks: count).run())
+        }
+        if sections.contains(.slowDisk) {
+            let slowDisk = SlowDiskBenchmark(programs: programs, scratch: scratch, calls: slowDiskCalls, warmUpCalls: warmUpCalls)
+            report.addSlowDisk(try slowDisk.run())
         }
         if sections.contains(.limits) {
             Progress.say("filling notifyd's limits on a notifyd of its own (several minutes)")

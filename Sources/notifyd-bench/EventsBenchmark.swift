@@ -135,14 +135,6 @@ struct EventsBenchmark {
     }
 
     private func badge(timeoutMilliseconds: Int32 = -1) throws(BenchFailure) -> UInt32 {
-        do {
-            return try daemon.connection.call(
-                destination: NotifydNames.busName, path: NotifydNames.objectPath,
-                interface: NotifydNames.badgesInterface, member: "GetBadge", [.string(EventBurst.appID)],
-                timeoutMilliseconds: timeoutMilliseconds
-            ).decode(0)
-        } catch {
-            throw BenchFailure("GetBadge(\(EventBurst.appID)) failed: \(error)")
-        }
+        try daemon.connection.notifydBadge(EventBurst.appID, timeoutMilliseconds: timeoutMilliseconds)
     }
 }
