@@ -59,11 +59,16 @@ public struct ShardedDictionary<Key: Hashable, Value> {
     /// over the shards.
     public static var shardShrinkFloor: Int { Swift.max(16, sparseShrinkFloor / shardCount) }
 
-    /// Gives back the room of each shard that has emptied
-    /// (``Swift/Dictionary/shrinkIfSparse(floor:)``), so that a table
-    /// cleared of 100,000 entries comes back to a few kilobytes.
-    public mutating func shrinkIfSparse() {
-        for index in shards.indices { shards[index].shrinkIfSparse(floor: Self.shardShrinkFloor) }
+    /// Removes the value of `key`, and gives back the room of its shard
+    /// once that is a quarter full (``Swift/Dictionary/shrinkIfSparse(floor:)``):
+    /// a table cleared of 100,000 entries comes back to a few kilobytes,
+    /// and no removal looks at more than one shard.
+    @discardableResult
+    public mutating func removeValue(forKey key: Key) -> Value? {
+        let index = shard(of: key)
+        let removed = shards[index].removeValue(forKey: key)
+        if removed != nil { shards[index].shrinkIfSparse(floor: Self.shardShrinkFloor) }
+        return removed
     }
 }
 

@@ -41,16 +41,21 @@ import Testing
         var table: ShardedDictionary<Int, String> = [:]
         for key in 0..<100_000 { table[key] = "value \(key)" }
         let grown = table.capacity
-        for key in 10..<100_000 { table[key] = nil }
-        #expect(table.capacity == grown, "removing alone keeps the buckets")
-        table.shrinkIfSparse()
+        for key in 10..<50_000 { table[key] = nil }
+        #expect(table.capacity == grown, "setting nil keeps the buckets")
+        for key in 50_000..<100_000 { table.removeValue(forKey: key) }
+        #expect(table.capacity < grown / 2, "removeValue gives them back: \(table.capacity) of \(grown)")
+        for key in 10..<20 { table.removeValue(forKey: key) }
+        for key in 0..<10 { table.removeValue(forKey: key) }
+        #expect(table.isEmpty)
+        for key in 0..<10 { table[key] = "value \(key)" }
         #expect(table.capacity < grown / 20, "\(table.capacity) of \(grown)")
         #expect(table.count == 10)
         #expect(!table.isEmpty)
         #expect(table.keys.sorted() == Array(0..<10))
         var empty = ShardedDictionary<Int, String>()
         #expect(empty.isEmpty && empty.count == 0)
-        empty.shrinkIfSparse()
+        #expect(empty.removeValue(forKey: 1) == nil)
         #expect(empty == [:])
     }
 }

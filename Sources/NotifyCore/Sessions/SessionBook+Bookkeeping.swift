@@ -52,11 +52,12 @@ extension SessionBook {
         }
     }
 
-    /// Gives back the room of a dictionary of sessions that has emptied
-    /// (``Swift/Dictionary/shrinkIfSparse()``): 100,000 sessions are about
-    /// 20 MB of buckets, each holding a session inline.
+    /// Gives back the room of the per-app tables once they have emptied
+    /// (``Swift/Dictionary/shrinkIfSparse()``); the sessions' table does so
+    /// shard by shard as sessions are forgotten
+    /// (``ShardedDictionary/removeValue(forKey:)``): 100,000 sessions are
+    /// about 20 MB of buckets, each holding a session inline.
     mutating func compactIfSparse() {
-        entries.shrinkIfSparse()
         pendingByApp.shrinkIfSparse()
         inProgressByApp.shrinkIfSparse()
     }
@@ -76,7 +77,7 @@ extension SessionBook {
                 spared.append(oldest)
                 continue
             }
-            entries[oldest.session] = nil
+            entries.removeValue(forKey: oldest.session)
             finishedCount -= 1
             forgotten.append(oldest.session)
         }
