@@ -58,7 +58,9 @@ final class DaemonService {
         }
         return DBusInterface(
             NotifydNames.daemonInterface,
-            documentation: "Facts about the running daemon, as read-only properties.",
+            documentation: "Facts about the running daemon, as read-only properties. On every interface, a method "
+                + "that changes state replies once the change is on disk, and reads (properties included) answer "
+                + "from what is on disk, at once; a read sent behind the caller's own unanswered calls waits for them.",
             properties: [
                 DBusProperty(
                     "Version", .string, emitsChanged: false, documentation: "notifyd's version.",
