@@ -19,8 +19,8 @@ import NotifyTesting
     /// 20 rounds on the same state, as the issue asks: in each, 10,000
     /// events and badge calls stream in (32 in flight) and notifyd is
     /// killed right after a random one of them is sent; the rest of the
-    /// round goes to the restarted notifyd. 200,000 calls in all: 35 to
-    /// 55 s on 2 cores. Under AddressSanitizer (scripts/test-asan, which
+    /// round goes to the restarted notifyd. 200,000 calls in all: about
+    /// 130 s for a debug build on 2 cores (2026-11-28). Under AddressSanitizer (scripts/test-asan, which
     /// looks for memory errors, not for durability) 5,000 per round, about
     /// 70 s. `NOTIFYD_FAULT_CALLS` sets the calls per round.
     static let killRounds = 20
