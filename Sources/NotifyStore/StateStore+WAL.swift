@@ -6,7 +6,7 @@
 /// SQLite, the WAL grows to 1,000 pages (4 MB) before a checkpoint and the
 /// file never shrinks. Here:
 ///
-/// - after a commit, once its replies are out, the owner calls
+/// - after a commit, once its outcome is handed on, the owner calls
 ///   ``checkpointIfNeeded()``: a PASSIVE checkpoint once the WAL holds
 ///   ``walCheckpointFrames`` frames (notifyd is the only connection, so it
 ///   copies every frame);

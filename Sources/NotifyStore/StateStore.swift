@@ -3,14 +3,16 @@
 /// ``commit(_:)`` puts all of them on disk in one transaction (one fsync).
 ///
 /// The WAL is kept small (see `StateStore+WAL.swift`): the owner calls
-/// ``checkpointIfNeeded()`` after a commit, once its replies are out; a
-/// commit refused for a full disk is tried once more after a TRUNCATE
-/// checkpoint has given the WAL's space back.
+/// ``checkpointIfNeeded()`` after a commit, once its outcome is handed on
+/// (notifyd's writer thread: the checkpoint delays the next commit, never a
+/// reply); a commit refused for a full disk is tried once more after a
+/// TRUNCATE checkpoint has given the WAL's space back.
 ///
 /// The store holds an exclusive lock on `<directory>/state.lock` for its
 /// lifetime, so a second store (in this or another process) on the same
 /// directory is refused with a ``StoreError`` of code `.locked`.
-/// Not `Sendable`: use a store from one thread.
+/// Not `Sendable`: use a store from one thread at a time (notifyd reads the
+/// state on its bus thread at start-up, then hands the store to its writer).
 public final class StateStore {
     /// The name of the database file inside the state directory.
     public static let databaseFileName = "state.sqlite3"
