@@ -1,0 +1,97 @@
+/// A UnifiedPush registration (SPEC "Remote notifications"): an app's
+/// connector registered a token with notifyd as its distributor, and
+/// notifyd keeps it, with its endpoint once the push server gave one.
+public struct PushRegistration: Sendable, Hashable {
+    /// The connector's token: 1 to 100 bytes, unique among all
+    /// registrations. Never shown (`ListRegistrations` leaves it out).
+    public let token: PushToken
+    /// The app, whose bus name the connector is reached at.
+    public let app: AppID
+    /// Up to 100 bytes, as the app gave it.
+    public var description: String
+    /// The VAPID public key the app gave, if any.
+    public var vapid: String?
+    /// Which distributor interface it registered through, and so which
+    /// connector interface notifyd calls.
+    public var connector: ConnectorVersion
+    /// The URL the app's server pushes to; nil until the push server gave one.
+    public var endpoint: String?
+    /// Messages delivered to the app, ever.
+    public var messages: UInt32
+    /// When the last message came (wall clock, µs); nil before the first.
+    public var lastMessage: Microseconds?
+
+    public init(
+        token: PushToken, app: AppID, description: String, vapid: String? = nil, connector: ConnectorVersion,
+        endpoint: String? = nil, messages: UInt32 = 0, lastMessage: Microseconds? = nil
+    ) {
+        self.token = token
+        self.app = app
+        self.description = description
+        self.vapid = vapid
+        self.connector = connector
+        self.endpoint = endpoint
+        self.messages = messages
+        self.lastMessage = lastMessage
+    }
+}
+
+/// The UnifiedPush D-Bus interface an app registered through.
+public enum ConnectorVersion: Int, Sendable, Hashable, Comparable {
+    /// `org.unifiedpush.Distributor1`: notifyd calls `Connector1`.
+    case one = 1
+    /// `org.unifiedpush.Distributor2`: notifyd calls `Connector2`.
+    case two = 2
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A connector's token: 1 to 100 bytes of UTF-8 without control
+/// characters (the UnifiedPush D-Bus specification's limit; connectors use
+/// a UUID).
+public struct PushToken: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// The specification's limit.
+    public static let maximumBytes = 100
+
+    /// Validates a token, or throws `InvalidArgs` saying what is wrong.
+    public init(_ rawValue: String) throws(NotifydError) {
+        let length = rawValue.utf8.count
+        guard length > 0 else { throw NotifydError(.invalidArgs, "a push token may not be empty") }
+        guard length <= Self.maximumBytes else {
+            throw NotifydError(
+                .invalidArgs, "a push token is at most \(Self.maximumBytes) bytes; this one is \(length)")
+        }
+        guard !rawValue.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+            throw NotifydError(.invalidArgs, "a push token may not contain control characters")
+        }
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A push message held until its app's connector takes it.
+public struct PushMessage: Sendable, Hashable {
+    /// notifyd's own number for it, increasing.
+    public let id: UInt64
+    public let token: PushToken
+    /// The push server's ID for it (ntfy's message ID, XMPP's stanza ID),
+    /// passed to the connector as `id`; empty when the server gave none.
+    public let serverID: String
+    /// The bytes exactly as the application server sent them: 1 to 4096.
+    public let body: [UInt8]
+    /// When notifyd received it (wall clock, µs).
+    public let received: Microseconds
+
+    public init(id: UInt64, token: PushToken, serverID: String, body: [UInt8], received: Microseconds) {
+        self.id = id
+        self.token = token
+        self.serverID = serverID
+        self.body = body
+        self.received = received
+    }
+}
