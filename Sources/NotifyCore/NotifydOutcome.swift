@@ -89,6 +89,15 @@ public enum StateWrite: Sendable, Hashable {
     /// A fetch ended: its row moves to the history (the oldest dropped
     /// beyond ``FetchBook/historyKeptPerApp``), with the app's schedule.
     case fetchEnded(EndedFetch)
+    /// A UnifiedPush registration as it is now (new, renewed, its endpoint
+    /// or its count changed).
+    case pushRegistration(PushRegistration)
+    /// A registration removed, with every message held for it.
+    case pushRegistrationRemoved(PushToken)
+    /// A push message held until the app's connector takes it.
+    case pushMessageHeld(PushMessage)
+    /// Held messages no longer held (delivered, or dropped), by ID.
+    case pushMessagesReleased([UInt64])
 }
 
 /// What the daemon carries out once the batch is committed.

@@ -133,6 +133,7 @@ extension NotifydState {
         let moved = sessions.shiftDeadlines(by: step)
         let fetchesMoved = fetches.shift(by: step)
         tasks.shift(by: step)
+        push.shift(by: step)
         wallClockSteps += step
         let outcome = NotifydOutcome(
             writes: step == 0 ? [] : [.deadlineShift(step)], effects: fetchesMoved ? [.fetchPlanChanged] : [])

@@ -12,6 +12,8 @@ public struct NotifydState: Hashable, Sendable {
     public var fetches: FetchBook
     /// Finite-length background tasks (not stored).
     public var tasks: TaskBook
+    /// UnifiedPush registrations and the messages held for them.
+    public var push: PushBook
     /// The popups: floods, progress, summaries, those waiting for a server (not stored).
     public var popups: PopupBook
     /// What the actions of posted popups act on (not stored).
@@ -25,7 +27,7 @@ public struct NotifydState: Hashable, Sendable {
 
     public init(
         badges: BadgeBook = BadgeBook(), sessions: SessionBook = SessionBook(), apps: AppBook = AppBook(),
-        fetches: FetchBook = FetchBook(), tasks: TaskBook = TaskBook()
+        fetches: FetchBook = FetchBook(), tasks: TaskBook = TaskBook(), push: PushBook = PushBook()
     ) {
         popups = PopupBook()
         docks = DockBook()
@@ -36,6 +38,7 @@ public struct NotifydState: Hashable, Sendable {
         self.apps = apps
         self.fetches = fetches
         self.tasks = tasks
+        self.push = push
     }
 
     /// The earliest deadline of the books (Unix µs): a handler's, a

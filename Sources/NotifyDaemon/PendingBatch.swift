@@ -79,6 +79,14 @@ struct PendingBatch {
             if ended.trimmedHistory {
                 writes.stageFetchHistoryTrim(app: record.app.rawValue, keepNewest: FetchBook.historyKeptPerApp)
             }
+        case .pushRegistration(let registration):
+            writes.stagePushRegistration(StateMapping.row(registration))
+        case .pushRegistrationRemoved(let token):
+            writes.stagePushRegistrationRemoval(token: token.rawValue)
+        case .pushMessageHeld(let message):
+            writes.stagePushMessage(StateMapping.row(message))
+        case .pushMessagesReleased(let ids):
+            for id in ids { writes.stagePushMessageRemoval(id: id) }
         }
     }
 }

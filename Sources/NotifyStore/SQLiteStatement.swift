@@ -45,6 +45,16 @@ public final class SQLiteStatement {
     }
 
     /// Binds SQL `NULL` to parameter `index` (from 1).
+    /// Binds bytes as a BLOB (an empty array as an empty BLOB, not NULL).
+    public func bind(bytes value: [UInt8], at index: Int) throws {
+        let resultCode = value.withUnsafeBytes { buffer in
+            sqlite3_bind_blob64(
+                handle, Int32(index), buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(buffer.count),
+                notifyd_sqlite_transient())
+        }
+        try check(resultCode, "binding parameter \(index)")
+    }
+
     public func bindNull(at index: Int) throws {
         try check(sqlite3_bind_null(handle, Int32(index)), "binding parameter \(index)")
     }
@@ -82,6 +92,14 @@ public final class SQLiteStatement {
     }
 
     /// Column `column` (from 0) of the current row as text, `nil` for `NULL`.
+    /// A BLOB column's bytes; nil when NULL.
+    public func bytes(at column: Int) -> [UInt8]? {
+        guard !isNull(at: column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, Int32(column)))
+        guard count > 0, let blob = sqlite3_column_blob(handle, Int32(column)) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: blob, count: count))
+    }
+
     public func string(at column: Int) -> String? {
         guard !isNull(at: column), let text = sqlite3_column_text(handle, Int32(column)) else {
             return nil

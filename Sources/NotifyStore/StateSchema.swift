@@ -88,6 +88,29 @@ public enum StateSchema {
                 CREATE INDEX fetches_by_app ON fetches (app_id, id);
                 CREATE UNIQUE INDEX one_running_fetch_per_app ON fetches (app_id) WHERE result IS NULL;
                 """),
+        SchemaMigration(
+            "UnifiedPush: registrations and the messages held for them",
+            sql: """
+                CREATE TABLE push_registrations (
+                    token TEXT PRIMARY KEY NOT NULL CHECK (length(CAST(token AS BLOB)) BETWEEN 1 AND 100),
+                    app_id TEXT NOT NULL,
+                    description TEXT NOT NULL,
+                    vapid TEXT NULL,
+                    connector INTEGER NOT NULL CHECK (connector IN (1, 2)),
+                    endpoint TEXT NULL,
+                    messages INTEGER NOT NULL CHECK (messages BETWEEN 0 AND 4294967295),
+                    last_message_us INTEGER NULL
+                );
+                CREATE INDEX push_registrations_by_app ON push_registrations (app_id);
+                CREATE TABLE push_messages (
+                    id INTEGER PRIMARY KEY CHECK (id <> 0),
+                    token TEXT NOT NULL,
+                    server_id TEXT NOT NULL,
+                    body BLOB NOT NULL CHECK (length(body) BETWEEN 1 AND 4096),
+                    received_us INTEGER NOT NULL
+                );
+                CREATE INDEX push_messages_by_token ON push_messages (token, id);
+                """),
     ]
 
     /// The schema version this build writes.

@@ -33,6 +33,7 @@ public final class StateStore {
     private let handlers: HandlerTable
     private let activations: ActivationTable
     let fetches: FetchTable
+    private let push: PushTable
     private let lock: StateDirectoryLock
     /// The writes staged for ``commit()``.
     public var staged = StateWrites()
@@ -54,6 +55,7 @@ public final class StateStore {
         self.handlers = try HandlerTable(database: database)
         self.activations = try ActivationTable(database: database)
         self.fetches = try FetchTable(database: database)
+        self.push = try PushTable(database: database)
         self.database = database
         self.lock = lock
         self.directory = directory
@@ -157,6 +159,7 @@ public final class StateStore {
         case .deadlineShift(let microseconds):
             try handlers.shiftDeadlines(by: microseconds)
             try fetches.shift(by: microseconds)
+            try push.shift(by: microseconds)
         case .lastHandlerID(let id):
             try handlers.recordLastID(id)
         case .activation(let activation):
@@ -171,6 +174,14 @@ public final class StateStore {
             try fetches.end(id: id, at: ended, result: result)
         case .fetchHistoryTrim(let appID, let keepNewest):
             try fetches.trim(app: appID, keepNewest: keepNewest)
+        case .pushRegistration(let registration):
+            try push.write(registration)
+        case .pushRegistrationRemoval(let token):
+            try push.remove(token: token)
+        case .pushMessage(let message):
+            try push.insert(message)
+        case .pushMessageRemoval(let id):
+            try push.removeMessage(id: id)
         }
     }
 }

@@ -31,6 +31,16 @@ enum StagedWrite: Sendable {
     case fetchEnd(id: UInt64, at: Int64, result: String)
     /// Delete all but the newest ended fetches of an app.
     case fetchHistoryTrim(appID: String, keepNewest: Int)
+    /// Insert or update a UnifiedPush registration.
+    case pushRegistration(StoredPushRegistration)
+    /// Delete a registration and its held messages. No key: applied where
+    /// it was staged, after the rows it removes and before a registration
+    /// made again with the same token.
+    case pushRegistrationRemoval(token: String)
+    /// Insert a held push message (never replaces a row).
+    case pushMessage(StoredPushMessage)
+    /// Delete a held push message (delivered, or dropped).
+    case pushMessageRemoval(id: UInt64)
 
     /// What a write replaces: a later write with the same key wins.
     enum Key: Hashable {
@@ -41,6 +51,7 @@ enum StagedWrite: Sendable {
         case activationTrim(appID: String)
         case fetchSchedule(appID: String)
         case fetchHistoryTrim(appID: String)
+        case pushRegistration(token: String)
     }
 
     /// `nil` for a handler insert: a second insert of an ID must reach the
@@ -64,6 +75,8 @@ enum StagedWrite: Sendable {
         case .fetchSchedule(let schedule): .fetchSchedule(appID: schedule.app)
         case .fetchStart, .fetchEnd: nil
         case .fetchHistoryTrim(let appID, _): .fetchHistoryTrim(appID: appID)
+        case .pushRegistration(let registration): .pushRegistration(token: registration.token)
+        case .pushRegistrationRemoval, .pushMessage, .pushMessageRemoval: nil
         }
     }
 }

@@ -18,7 +18,7 @@ import Testing
                 try database.execute("INSERT INTO activations (app_id, at_us) VALUES ('org.example.Mail', 5)")
             }
             let store = try StateStore(directory: root)
-            #expect(try store.database.userVersion == 4)
+            #expect(try store.database.userVersion == StateSchema.latestVersion)
             #expect(try store.loadActivations() == [StoredActivation(app: "org.example.Mail", at: 5)])
             #expect(try store.loadFetchSchedules() == [])
             #expect(try store.loadFetches() == [])

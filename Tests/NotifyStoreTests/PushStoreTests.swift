@@ -1,0 +1,100 @@
+import Testing
+
+@testable import NotifyStore
+
+/// The UnifiedPush tables: the migration from version 4, registrations and
+/// held messages across a reopen (bodies byte for byte), a registration's
+/// removal taking its messages with it, a registration made again in the
+/// same batch, a clock step, and what the tables refuse.
+@Suite struct PushStoreTests {
+    let registration = StoredPushRegistration(
+        token: "2f1c9a70-5e1b-4a57-9d0e-6f1f0f6a1b2c", app: "org.example.Chat", description: "Chat",
+        vapid: nil, connector: 2, endpoint: "https://push.example/upAbCdEfGhIjKl?up=1", messages: 3, lastMessage: 42)
+    let everyByte = (0...255).map { UInt8($0) }
+
+    func message(_ id: UInt64, token: String? = nil, body: [UInt8] = [1]) -> StoredPushMessage {
+        StoredPushMessage(id: id, token: token ?? registration.token, serverID: "s\(id)", body: body, received: Int64(id) * 10)
+    }
+
+    @Test func aVersion4DatabaseGainsThePushTablesAndKeepsItsFetches() throws {
+        try withTemporaryDirectory { root in
+            do {
+                let database = try SQLiteDatabase(path: "\(root)/\(StateStore.databaseFileName)")
+                try StateSchema.migrate(database, steps: Array(StateSchema.migrations.prefix(4)))
+                try database.execute("INSERT INTO fetch_schedules VALUES ('org.example.Feeds', 60, 1, NULL, NULL, 0, 0, 0)")
+            }
+            let store = try StateStore(directory: root)
+            #expect(try store.database.userVersion == 5)
+            #expect(try store.loadFetchSchedules().map(\.app) == ["org.example.Feeds"])
+            #expect(try store.loadPushRegistrations() == [])
+            #expect(try store.loadPushMessages() == [])
+        }
+    }
+
+    @Test func registrationsAndHeldMessagesSurviveAReopenByteForByte() throws {
+        try withTemporaryDirectory { root in
+            do {
+                let store = try StateStore(directory: root)
+                var first = registration
+                first.endpoint = nil
+                store.staged.stagePushRegistration(first)
+                store.staged.stagePushRegistration(registration)  // replaces the first in the batch
+                store.staged.stagePushMessage(message(1, body: everyByte))
+                store.staged.stagePushMessage(message(2, body: Array(repeating: 0, count: 4_096)))
+                store.staged.stagePushMessage(message(3))
+                store.staged.stagePushMessageRemoval(id: 3)
+                try store.commit()
+            }
+            let reopened = try StateStore(directory: root)
+            #expect(try reopened.loadPushRegistrations() == [registration])
+            #expect(try reopened.loadPushMessages() == [message(1, body: everyByte), message(2, body: Array(repeating: 0, count: 4_096))])
+        }
+    }
+
+    @Test func removingARegistrationRemovesItsMessagesAndASecondOneStartsEmpty() throws {
+        try withTemporaryDirectory { root in
+            let store = try StateStore(directory: root)
+            var other = registration
+            other.token = "other"
+            store.staged.stagePushRegistration(registration)
+            store.staged.stagePushRegistration(other)
+            store.staged.stagePushMessage(message(1))
+            store.staged.stagePushMessage(message(2, token: "other"))
+            try store.commit()
+            // Unregistered and registered again in one batch: the old messages go, the registration stays.
+            store.staged.stagePushRegistrationRemoval(token: registration.token)
+            store.staged.stagePushRegistration(registration)
+            try store.commit()
+            #expect(try store.loadPushRegistrations().map(\.token) == ["2f1c9a70-5e1b-4a57-9d0e-6f1f0f6a1b2c", "other"])
+            #expect(try store.loadPushMessages() == [message(2, token: "other")])
+            store.staged.stagePushRegistrationRemoval(token: "other")
+            try store.commit()
+            #expect(try store.loadPushMessages() == [])
+        }
+    }
+
+    @Test func aClockStepMovesTheHeldMessagesReceipts() throws {
+        try withTemporaryDirectory { root in
+            let store = try StateStore(directory: root)
+            store.staged.stagePushRegistration(registration)
+            store.staged.stagePushMessage(message(1))
+            try store.commit()
+            store.staged.stageDeadlineShift(by: -7)
+            try store.commit()
+            #expect(try store.loadPushMessages().map(\.received) == [3])
+            #expect(try store.loadPushRegistrations().first?.lastMessage == 42, "when a message came is not moved")
+        }
+    }
+
+    @Test(arguments: [0, 4_097])
+    func aBodyOfNoBytesOrOver4096IsRefusedAndNothingOfTheBatchIsStored(_ size: Int) throws {
+        try withTemporaryDirectory { root in
+            let store = try StateStore(directory: root)
+            store.staged.stagePushRegistration(registration)
+            store.staged.stagePushMessage(message(1, body: Array(repeating: 7, count: size)))
+            #expect(throws: StoreError.self) { try store.commit() }
+            #expect(try store.loadPushRegistrations() == [])
+            #expect(try store.loadPushMessages() == [])
+        }
+    }
+}
