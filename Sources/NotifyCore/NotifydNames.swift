@@ -13,4 +13,15 @@ public enum NotifydNames {
     public static let workerInterface = "org.notifyd.Notifyd1.Worker"
     /// Prefix of every notifyd error name.
     public static let errorPrefix = "org.notifyd.Notifyd1.Error."
+    /// notifyd's own control of its UnifiedPush distributor.
+    public static let pushInterface = "org.notifyd.Notifyd1.Push"
+    /// The UnifiedPush distributor's bus name (SPEC "Remote notifications").
+    public static let distributorBusName = "org.unifiedpush.Distributor.notifyd"
+    public static let distributorPath = "/org/unifiedpush/Distributor"
+    public static let distributor1Interface = "org.unifiedpush.Distributor1"
+    public static let distributor2Interface = "org.unifiedpush.Distributor2"
+    /// Where an app's connector answers, on the bus name it registered as.
+    public static let connectorPath = "/org/unifiedpush/Connector"
+    public static let connector1Interface = "org.unifiedpush.Connector1"
+    public static let connector2Interface = "org.unifiedpush.Connector2"
 }

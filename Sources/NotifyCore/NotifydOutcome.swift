@@ -128,6 +128,9 @@ public enum NotifydEffect: Sendable, Hashable {
     /// The sleep lock must now say `why` (a new lock taken before the old
     /// one is closed), or be released (nil).
     case inhibitionChanged(why: String?)
+    /// `Unregistered` to the app's connector: it asked (`confirmation`), or
+    /// the user removed its registration.
+    case pushUnregistered(PushRegistration, confirmation: Bool)
     /// What the desktop adapter carries out: a popup, a sound, a job, a click's action.
     case desktop(DesktopEffect)
     /// `NotificationPosted`: the server showed the popup and its sound went.

@@ -21,12 +21,14 @@ final class EffectRunner {
     private let desktop: any PopupDesktop
     /// Announces property changes of the Daemon interface.
     private let propertiesChanged: (_ names: [String]) -> Void
+    private let connectors: ConnectorCaller?
 
     init(
         emitter: SignalEmitter, launcher: LauncherEntryPublisher, desktop: any PopupDesktop, waiters: SessionWaiters,
         scheduler: FetchScheduler, waker: FetchWaker?, inhibitor: SleepInhibitor?, logger: Logger,
-        propertiesChanged: @escaping (_ names: [String]) -> Void
+        connectors: ConnectorCaller? = nil, propertiesChanged: @escaping (_ names: [String]) -> Void
     ) {
+        self.connectors = connectors
         self.inhibitor = inhibitor
         self.logger = logger
         self.emitter = emitter
@@ -87,6 +89,8 @@ final class EffectRunner {
                 [.uint64(task.id), .string(task.app.rawValue), .string(ending.rawValue)])
         case .inhibitionChanged(let why):
             inhibitor?.want(why)
+        case .pushUnregistered(let registration, let confirmation):
+            connectors?.unregistered(registration, confirmation: confirmation)
         case .desktop(let effect):
             desktop.carryOut(effect)
         case .notificationPosted(let posted):

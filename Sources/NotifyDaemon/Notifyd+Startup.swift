@@ -45,6 +45,7 @@ extension Notifyd {
             DaemonPart("callers", stop: { [callers] in callers.stop() }),
             DaemonPart("name", start: { [unowned self] () throws(StartupError) in
                 try requestName()
+                requestDistributorName()
                 takeStartupDecisions()
             }),
         ]
@@ -75,6 +76,7 @@ extension Notifyd {
         do {
             connection.onDisconnect { [weak self] in self?.busLost() }
             try connection.export(object)
+            try connection.export(distributor)
             try connection.subscribe(
                 DBusMatchRule(interface: NotifydNames.workerInterface, member: "EventsForBackgroundSession")
             ) { [weak self] message in self?.workerSignal(message) }
@@ -134,6 +136,23 @@ extension Notifyd {
         }
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             throw StartupError(.nameTaken, nameTakenMessage())
+        }
+    }
+
+    /// Takes `org.unifiedpush.Distributor.notifyd` after notifyd's own name.
+    /// Another process holding it (a second notifyd on another state
+    /// directory) leaves notifyd without the distributor, said in the log,
+    /// not unable to start.
+    func requestDistributorName() {
+        let name = NotifydNames.distributorBusName
+        do {
+            let reply = try connection.requestName(name)
+            guard reply == .primaryOwner || reply == .alreadyOwner else {
+                logger.warning("\(name) is taken by another process: notifyd serves no UnifiedPush registrations")
+                return
+            }
+        } catch {
+            logger.warning("cannot request \(name) (\(error)): notifyd serves no UnifiedPush registrations")
         }
     }
 

@@ -36,6 +36,8 @@ public final class Notifyd {
     let deadlines: DeadlineTimer
     let fetchScheduler: FetchScheduler
     let object: DBusObject
+    /// The UnifiedPush distributor, at `/org/unifiedpush/Distributor`.
+    let distributor: DBusObject
     /// An embedded daemon's desktop (nil otherwise).
     let recording: RecordingDesktop?
     /// What the desktop reports, handed to the core.
@@ -134,13 +136,15 @@ public final class Notifyd {
         effects = EffectRunner(
             emitter: emitter, launcher: launcher, desktop: popups, waiters: waiters, scheduler: fetchScheduler,
             waker: FetchWaker(connection: connection, desktop: glib, loop: loop, logger: logger),
-            inhibitor: inhibitor, logger: logger, propertiesChanged: daemonService.announce)
+            inhibitor: inhibitor, logger: logger, connectors: ConnectorCaller(connection: connection, logger: logger),
+            propertiesChanged: daemonService.announce)
+        let push = PushService(committer: committer, callers: callers)
         // The object owns the interfaces, which own their services.
         let interfaces = [
             BadgeService.interface(BadgeService(committer: committer, callers: callers)), AppService.interface(apps),
             SessionService.interface(sessions),
             FetchService.interface(FetchService(committer: committer, callers: callers, clock: clock, scheduler: fetchScheduler)),
-            TaskService.interface(tasks), DaemonService.interface(daemonService),
+            TaskService.interface(tasks), DaemonService.interface(daemonService), PushService.interface(push),
         ]
         object = DBusObject(
             path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) },
@@ -149,6 +153,10 @@ public final class Notifyd {
             answerPropertyRead: { [committer, callers] call, read in
                 try callers.admit(call) { call in try committer.read(call) { .reply(try read()) } }
             })
+        distributor = DBusObject(
+            path: NotifydNames.distributorPath,
+            interfaces: [PushService.distributor2Interface(push), PushService.distributor1Interface(push)]
+                .map { [callers] in $0.admitting(through: callers) })
         parts = DaemonParts(
             makeParts(launcher: launcher, glib: glib, inhibitor: inhibitor, daemonService: daemonService), logger: logger)
         do {

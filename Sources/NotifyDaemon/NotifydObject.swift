@@ -8,7 +8,7 @@ public enum NotifydObject {
     public static var declarations: [DBusInterface] {
         [
             BadgeService.interface(nil), AppService.interface(nil), SessionService.interface(nil), FetchService.interface(nil), TaskService.interface(nil),
-            DaemonService.interface(nil),
+            DaemonService.interface(nil), PushService.interface(nil),
         ]
     }
 
@@ -24,6 +24,18 @@ public enum NotifydObject {
 
     /// The introspection document with documentation, as committed in
     /// `dbus/org.notifyd.Notifyd1.xml`.
+    /// The UnifiedPush distributor's object (`/org/unifiedpush/Distributor`
+    /// on `org.unifiedpush.Distributor.notifyd`): Distributor2, then Distributor1.
+    public static var distributorDeclarations: [DBusInterface] {
+        [PushService.distributor2Interface(nil), PushService.distributor1Interface(nil)]
+    }
+
+    /// `dbus/org.unifiedpush.Distributor.notifyd.xml`.
+    public static var distributorXML: String {
+        DBusObject(path: NotifydNames.distributorPath, interfaces: distributorDeclarations)
+            .introspectionXML(includeDocumentation: true)
+    }
+
     public static var documentedXML: String {
         DBusObject(path: NotifydNames.objectPath, interfaces: declarations)
             .introspectionXML(includeDocumentation: true)

@@ -20,7 +20,7 @@ struct DaemonOptions: Equatable {
     var taskSeconds: Int?
     var action = Action.serve
 
-    enum Action: Equatable { case serve, help, version, printIntrospection, printWorkerIntrospection }
+    enum Action: Equatable { case serve, help, version, printIntrospection, printWorkerIntrospection, printDistributorIntrospection }
 
     /// A usage error, for standard error and exit status 2.
     struct UsageError: Error, Equatable {
@@ -59,6 +59,8 @@ struct DaemonOptions: Equatable {
           -q, --quiet                  Log only warnings and errors.
           --print-introspection        Print the introspection XML of notifyd's interfaces and exit.
           --print-worker-introspection Print the introspection XML of the worker signal interface and exit.
+          --print-distributor-introspection
+                                       Print the introspection XML of the UnifiedPush distributor and exit.
           --version                    Show the version.
           -h, --help                   Show help information.
 
@@ -116,6 +118,7 @@ struct DaemonOptions: Equatable {
             case "--version": options.action = .version
             case "--print-introspection": options.action = .printIntrospection
             case "--print-worker-introspection": options.action = .printWorkerIntrospection
+            case "--print-distributor-introspection": options.action = .printDistributorIntrospection
             default: throw UsageError(message: "Unknown option '\(argument)'.")
             }
             if inlineValue != nil && !["--state-dir", "--address", "--launcher-entries", "--fetch-minimum", "--task-seconds"].contains(name) {

@@ -21,6 +21,7 @@ enum NotifydMain {
         case .version: print("notifyd \(NotifydNames.version)")
         case .printIntrospection: print(NotifydObject.documentedXML, terminator: "")
         case .printWorkerIntrospection: print(NotifydObject.workerXML, terminator: "")
+        case .printDistributorIntrospection: print(NotifydObject.distributorXML, terminator: "")
         case .serve: exit(serve(options))
         }
     }

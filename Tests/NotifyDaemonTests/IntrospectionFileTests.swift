@@ -49,4 +49,12 @@ import NotifyTesting
             committed == NotifydObject.workerXML,
             "dbus/org.notifyd.Notifyd1.Worker.xml is out of date: regenerate it with `notifyd --print-worker-introspection`")
     }
+
+    @Test func committedDistributorFileIsTheGeneratedOne() throws {
+        let url = Executables.repositoryRoot().appendingPathComponent("dbus/org.unifiedpush.Distributor.notifyd.xml")
+        let committed = try String(contentsOf: url, encoding: .utf8)
+        #expect(
+            committed == NotifydObject.distributorXML,
+            "dbus/org.unifiedpush.Distributor.notifyd.xml is out of date: regenerate it with `notifyd --print-distributor-introspection`")
+    }
 }

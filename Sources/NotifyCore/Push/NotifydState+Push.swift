@@ -13,13 +13,20 @@ extension NotifydState {
     /// `Unregister`: nil, and nothing stored, for a token not known.
     public mutating func unregisterPush(_ token: PushToken) -> Decision<PushRegistration?> {
         guard let removed = push.unregister(token) else { return Decision(nil, NotifydOutcome()) }
-        return Decision(removed, NotifydOutcome(writes: [.pushRegistrationRemoved(token)]))
+        return Decision(
+            removed,
+            NotifydOutcome(
+                writes: [.pushRegistrationRemoved(token)], effects: [.pushUnregistered(removed, confirmation: true)]))
     }
 
     /// `RemoveRegistrations`: every registration of `app`, in token order.
     public mutating func removePushRegistrations(of app: AppID) -> Decision<[PushRegistration]> {
         let removed = push.remove(app: app)
-        return Decision(removed, NotifydOutcome(writes: removed.map { .pushRegistrationRemoved($0.token) }))
+        return Decision(
+            removed,
+            NotifydOutcome(
+                writes: removed.map { .pushRegistrationRemoved($0.token) },
+                effects: removed.map { .pushUnregistered($0, confirmation: false) }))
     }
 
     /// The push server gave a registration an endpoint (or took it back:

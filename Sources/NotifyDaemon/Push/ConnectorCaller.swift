@@ -1,0 +1,53 @@
+import DBus
+import Logging
+import NotifyCore
+
+/// Calls apps' UnifiedPush connectors: `org.unifiedpush.Connector2` (or
+/// `Connector1` for an app that registered through `Distributor1`) at
+/// `/org/unifiedpush/Connector` on the bus name the app registered as its
+/// `service`, D-Bus starting the app when it is not running.
+///
+/// The specification says a distributor must not wait for a connector's
+/// answer: every call is asynchronous, its answer (or error: the app could
+/// not be started, it has no connector) only logged.
+final class ConnectorCaller {
+    private weak var connection: DBusConnection?
+    private let logger: Logger
+    /// How long a connector (and its activation) may take before the call
+    /// counts as unanswered.
+    static let timeoutMilliseconds: Int32 = 30_000
+
+    init(connection: DBusConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// `Unregistered`: the app asked for it (`confirmation`), or the user
+    /// removed the registration. Connector1's form says a confirmation with
+    /// an empty token; Connector2's always names the token.
+    func unregistered(_ registration: PushRegistration, confirmation: Bool) {
+        let token = registration.token.rawValue
+        switch registration.connector {
+        case .two:
+            call(registration.app, NotifydNames.connector2Interface, "Unregistered", [.vardict(["token": .string(token)])])
+        case .one:
+            call(registration.app, NotifydNames.connector1Interface, "Unregistered", [.string(confirmation ? "" : token)])
+        }
+    }
+
+    private func call(_ app: AppID, _ interface: String, _ member: String, _ arguments: [DBusValue]) {
+        guard let connection else { return }
+        do {
+            let message = try DBusMessage.methodCall(
+                destination: app.rawValue, path: NotifydNames.connectorPath, interface: interface, member: member,
+                arguments: arguments)
+            try connection.callAsync(message, timeoutMilliseconds: Self.timeoutMilliseconds) { [logger] result in
+                if case .failure(let error) = result {
+                    logger.notice("the UnifiedPush connector of \(app) did not take \(member): \(error.name): \(error.message)")
+                }
+            }
+        } catch {
+            logger.warning("cannot call \(member) on the UnifiedPush connector of \(app): \(error)")
+        }
+    }
+}
