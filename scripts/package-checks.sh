@@ -360,6 +360,8 @@ fresh() {
     check "apt-get install ./$deb pulls its dependencies" apt-get install -y -q "./$deb"
     check "notifyd's D-Bus activation file names /usr/bin/notifyd" \
         grep -qx 'Exec=/usr/bin/notifyd' /usr/share/dbus-1/services/org.notifyd.Notifyd1.service
+    check "the UnifiedPush distributor's D-Bus activation file names /usr/bin/notifyd" \
+        grep -qx 'Exec=/usr/bin/notifyd' /usr/share/dbus-1/services/org.unifiedpush.Distributor.notifyd.service
     check "the systemd user unit is installed and enabled for graphical sessions" \
         test -L /etc/systemd/user/graphical-session.target.wants/notifyd.service
     # A systemd user manager does not start in this root (no systemd runs as
@@ -429,6 +431,15 @@ fresh() {
     check "zsh and fish completions are where those shells look" \
         test -s /usr/share/zsh/vendor-completions/_notifyctl -a -s /usr/share/fish/vendor_completions.d/notifyctl.fish
     check "the hooks are on PATH" bash -c 'command -v notifyd-download notifyd-aria2-complete notifyd-yt-dlp notifyd-transmission-done notifyd-feed notifyd-backup'
+    # A new session whose first caller is an app's UnifiedPush connector.
+    end_session
+    start_session
+    check "nothing runs notifyd in a new session" bash -c '! pgrep -u alice -x notifyd'
+    check "a UnifiedPush connector's Register starts notifyd as the distributor" says '"reason" s "ACTION_REQUIRED"' \
+        as_alice busctl --address="$bus" call org.unifiedpush.Distributor.notifyd /org/unifiedpush/Distributor \
+        org.unifiedpush.Distributor2 Register 'a{sv}' 2 service s org.example.Chat token s tok-1
+    check "notifyd was started by D-Bus activation, as the distributor" notifyd_activated
+    check "notifyctl push list shows the registration" says "org.example.Chat" as_alice notifyctl push list
     check "apt-get remove" apt-get remove -y -q notifyd
     check "removing stopped no session: the bus still runs" pgrep -u alice -x dbus-daemon
     check "removing left the user's state" test -s /home/alice/.local/state/notifyd/state.sqlite3

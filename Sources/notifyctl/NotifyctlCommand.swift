@@ -41,7 +41,8 @@ struct NotifyctlCommand: ParsableCommand {
         version: "notifyctl \(NotifydNames.version)",
         subcommands: [
             Status.self, Badge.self, Activate.self, State.self, Apps.self, Event.self, Sessions.self, Complete.self,
-            Cancel.self, Wait.self, Monitor.self, FetchCommand.self, TaskCommand.self, Tasks.self, BrowserCommand.self,
+            Cancel.self, Wait.self, Monitor.self, FetchCommand.self, TaskCommand.self, Tasks.self, PushCommand.self,
+            BrowserCommand.self,
         ])
 
     /// "notifyctl: ..." on every error, usage errors included.

@@ -37,6 +37,8 @@ struct Status: ParsableCommand {
         var owner: String?
         var processID: UInt32?
         var badgedApps: Int
+        /// The push server's state (`push status`); nil from a notifyd without the distributor.
+        var push: PushStatusReport?
 
         /// Reads the properties first: that call activates notifyd if needed.
         init(client: DaemonClient) throws(NotifyctlError) {
@@ -57,6 +59,7 @@ struct Status: ParsableCommand {
             badgedApps = try client.call(
                 NotifydNames.badgesInterface, "ListBadges", returning: [String: UInt32].self
             ).count
+            push = try? PushStatusReport(client: client)
         }
 
         var lines: [String] {
@@ -76,6 +79,7 @@ struct Status: ParsableCommand {
                 "Badged apps:          \(badgedApps)",
                 "Background tasks:     \(runningTasks.map(String.init) ?? "unknown")",
                 "Sleep held off:       \(inhibiting.map { $0 ? "yes (a systemd-logind lock)" : "no" } ?? "unknown")",
+                "Push server:          \(push.map(\.summary) ?? "unknown")",
                 "State directory:      \(show(stateDirectory))",
             ]
         }
@@ -95,6 +99,7 @@ struct Status: ParsableCommand {
                 ("running_tasks", optional(runningTasks) { .uint(UInt64($0)) }),
                 ("inhibiting", optional(inhibiting, JSON.bool)),
                 ("state_directory", optional(stateDirectory, JSON.string)),
+                ("push", push?.json ?? .null),
             ])
         }
     }
