@@ -205,6 +205,9 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
+        // Against a private Prosody with mod_unified_push (NotifyTesting's ProsodyServer).
+        .testTarget(
+            name: "NotifyPushTests", dependencies: ["NotifyPush", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "BrowserBridgeTests", dependencies: ["BrowserBridge", "DBus"], swiftSettings: strictSettings),
         .testTarget(
             name: "NotifyDesktopTests", dependencies: ["NotifyDesktop", "DBus", "NotifyTesting", "CGioUnix"],
