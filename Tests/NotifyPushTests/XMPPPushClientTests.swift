@@ -85,7 +85,7 @@ struct XMPPPushClientTests {
         #expect("\(state)".contains("password"))
         let count = recorder.recorded.count
         // The absence of attempts is what is tested: the client is given
-        // time in which the backoff would have tried three times.
+        // time in which the backoff would have tried twice (after 1 and 3 s).
         recorder.client.networkReturned()
         try? waitUntil("another attempt (there must be none)", seconds: 4) { recorder.recorded.count > count }
         #expect(recorder.recorded.count == count)
@@ -128,5 +128,22 @@ struct XMPPPushClientTests {
         #expect(push.body == [1, 2, 3])
         recorder.client.acknowledge(push.id)
         #expect(try await status == 201)
+    }
+
+    @Test("networkReturned connects at once instead of waiting out the backoff")
+    func networkReturnedConnectsAtOnce() throws {
+        let server = try ProsodyServer()
+        let (recorder, _) = try Self.connectedClient(server)
+        server.stop()
+        // Three failed attempts (after 1, 2 and 4 s): the next wait is 8 s.
+        try waitUntil("three attempts refused") {
+            recorder.recorded.filter { "\($0)".contains("could not be reached") }.count >= 3
+        }
+        try server.start()
+        let count = recorder.recorded.count
+        let asked = ContinuousClock.now
+        recorder.client.networkReturned()
+        _ = try recorder.waitForState("connected again", after: count, seconds: 3) { $0 == .connected }
+        #expect(ContinuousClock.now - asked < .seconds(3))
     }
 }
