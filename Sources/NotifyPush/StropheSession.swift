@@ -122,6 +122,9 @@ final class StropheSession {
     private func connect() {
         guard let context, let settings else {
             phase = .idle
+            if settings != nil {
+                emit(.state(.disconnected(reason: "libstrophe could not start (out of memory)")))
+            }
             return
         }
         failure = ConnectionFailure()
