@@ -4,7 +4,7 @@
 // only (libdbus, epoll, timerfd, libnotify): no other platform is declared.
 //
 // Layers, with one-way arrows:
-//   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite)
+//   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite, CStrophe)
 //   -> DBus (a Swift layer over libdbus and the event loop; knows nothing of
 //      notifications)
 //   -> NotifyCore (pure, in feature folders: the books of badges, sessions,
@@ -109,6 +109,9 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CStrophe", pkgConfig: "libstrophe",
+            providers: [.apt(["libstrophe-dev"])]),
 
         // MARK: Libraries
         .target(
@@ -126,6 +129,9 @@ let package = Package(
             name: "NotifyStore",
             dependencies: ["CSQLite"],
             swiftSettings: strictSettings),
+        // The XMPP UnifiedPush client (libstrophe on a thread of its own);
+        // knows nothing of the daemon, which hops its events onto its loop.
+        .target(name: "NotifyPush", dependencies: ["CStrophe"], swiftSettings: strictSettings),
         .target(
             name: "NotifyDesktop",
             dependencies: [
@@ -199,6 +205,9 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
+        // Against a private Prosody with mod_unified_push (NotifyTesting's ProsodyServer).
+        .testTarget(
+            name: "NotifyPushTests", dependencies: ["NotifyPush", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "BrowserBridgeTests", dependencies: ["BrowserBridge", "DBus"], swiftSettings: strictSettings),
         .testTarget(
             name: "NotifyDesktopTests", dependencies: ["NotifyDesktop", "DBus", "NotifyTesting", "CGioUnix"],

@@ -2,10 +2,14 @@
 # Installs the Debian packages notifyd needs, only those that are missing.
 # Sourced by scripts/run-notifyd and scripts/test; uses sudo when not root.
 
-# jq builds the browser extension's manifests (browser/make-extension).
-NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev pkg-config binutils jq)
+# jq builds the browser extension's manifests (browser/make-extension);
+# libstrophe-dev is the XMPP push client's (Sources/NotifyPush).
+NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev libstrophe-dev pkg-config binutils jq)
 NOTIFYD_RUN_PACKAGES=(dbus-daemon dbus-bin libnotify-bin)
-NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info python3-dbus xdg-dbus-proxy faketime iproute2 python3-gi libglib2.0-bin)
+# prosody, prosody-modules (mod_unified_push), openssl and patch: the private
+# push server of Tests/NotifyPushTests (NotifyTesting's ProsodyServer).
+NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info python3-dbus xdg-dbus-proxy faketime iproute2 python3-gi libglib2.0-bin
+    prosody prosody-modules openssl patch)
 # The desktops notifyd is checked on (Tests/DesktopTests, docs/DESKTOPS.md):
 # six notification servers, a compositor for notify-osd, a dock, GNOME Shell
 # with Dash to Dock (gjs runs its notification helper: only a Recommends of

@@ -166,12 +166,7 @@ public final class LocalHTTPServer {
             python, [scriptURL.path, root.path], environment: ProcessInfo.processInfo.environment,
             stdoutFD: portFD, stderrFD: logFD)
         self.process = process
-        var port: UInt16?
-        try waitUntil("the web server prints its port", seconds: 10) {
-            let text = (try? String(contentsOf: portURL, encoding: .utf8)) ?? ""
-            if text.hasSuffix("\n") { port = UInt16(text.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            return port != nil || !process.isRunning
-        }
+        let port = try waitForPrintedPort("the web server", in: portURL.path, of: process)
         guard let port, loopbackAccepts(port: port) else {
             throw TestFailure("the web server did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
         }
@@ -190,4 +185,18 @@ public final class LocalHTTPServer {
 /// `-._~`) percent-encoded, for a URL path segment.
 public func percentEncoded(_ name: String) -> String {
     name.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? name
+}
+
+/// The port a helper server prints as the first line of `file` (its
+/// standard output), waited for (bounded); `nil` when `process` exits first.
+public func waitForPrintedPort(_ what: String, in file: String, of process: SpawnedProcess, seconds: Double = 10)
+    throws -> UInt16?
+{
+    var port: UInt16?
+    try waitUntil("\(what) prints its port", seconds: seconds) {
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        if text.hasSuffix("\n") { port = UInt16(text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return port != nil || !process.isRunning
+    }
+    return port
 }

@@ -91,13 +91,7 @@ public final class SlowDownloadServer: @unchecked Sendable {
         let process = try SpawnedProcess(
             python, [scriptURL.path], environment: ProcessInfo.processInfo.environment, stdoutFD: portFD, stderrFD: logFD)
         self.process = process
-        var port: UInt16?
-        try waitUntil("the download server prints its port", seconds: 10) {
-            let text = (try? String(contentsOf: portURL, encoding: .utf8)) ?? ""
-            if text.hasSuffix("\n") { port = UInt16(text.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            return port != nil || !process.isRunning
-        }
-        guard let port else { throw TestFailure("the download server did not start") }
+        guard let port = try waitForPrintedPort("the download server", in: portURL.path, of: process) else { throw TestFailure("the download server did not start") }
         self.port = port
     }
 

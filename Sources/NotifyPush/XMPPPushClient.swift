@@ -1,0 +1,104 @@
+import Glibc
+import Synchronization
+
+/// A UnifiedPush client of an XMPP server with `mod_unified_push`
+/// (`http://gultsch.de/xmpp/drafts/unified-push`), on a thread of its own.
+///
+/// libstrophe has no descriptor to give another loop and is not
+/// thread-safe, so one thread owns it and loops on `xmpp_run_once`. The
+/// methods below may be called from any thread: each leaves a command in a
+/// locked mailbox that the thread takes at its next turn (within 100 ms
+/// while connected, at once otherwise). Events go to `onEvent` on the
+/// client's thread; the owner hops them onto its own loop.
+///
+/// TLS is mandatory unless the server is on a loopback address; a wrong
+/// password is not tried again until ``configure(_:)`` gives new
+/// settings; any other failure is retried after ``ReconnectBackoff``'s
+/// wait, or at once on ``networkReturned()``.
+public final class XMPPPushClient: Sendable {
+    private let mailbox = CommandMailbox()
+    private let thread: pthread_t
+    private let stopped = Mutex(false)
+
+    /// Starts the client's thread, with no settings yet (nothing connects
+    /// until ``configure(_:)``).
+    ///
+    /// - Throws: ``XMPPPushError`` when the thread cannot be started.
+    public init(onEvent: @escaping @Sendable (XMPPPushEvent) -> Void) throws(XMPPPushError) {
+        let start = ThreadStart(mailbox: mailbox, onEvent: onEvent)
+        let context = Unmanaged.passRetained(start).toOpaque()
+        // SIGPIPE is blocked on the client's thread only (a write to a
+        // dropped socket raises it in the writing thread; libstrophe 0.12
+        // writes without MSG_NOSIGNAL): the thread inherits the mask in
+        // force while it is created.
+        var blocked = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        guard created == 0 else {
+            Unmanaged<ThreadStart>.fromOpaque(context).release()
+            throw XMPPPushError("cannot start the XMPP client's thread: \(String(cString: strerror(created)))")
+        }
+        self.thread = thread
+    }
+
+    /// Connects with `settings` (ending any connection before), forgetting
+    /// past failures; `nil` disconnects and stays idle.
+    public func configure(_ settings: XMPPPushSettings?) { mailbox.post(.configure(settings)) }
+
+    /// Asks the server for an endpoint for `application` and `instance`
+    /// (32 bytes each); answered by ``XMPPPushEvent/registered(application:instance:endpoint:expiration:)``
+    /// or ``XMPPPushEvent/registrationFailed(application:instance:reason:)``.
+    public func register(application: [UInt8], instance: [UInt8]) {
+        mailbox.post(.register(application: application, instance: instance))
+    }
+
+    /// Tells the server that the push was taken (its sender gets 201):
+    /// call it once the message is stored.
+    public func acknowledge(_ push: PushID) { mailbox.post(.acknowledge(push)) }
+
+    /// Tells the server that the push has no taker (`item-not-found`: its
+    /// sender gets 404).
+    public func refuse(_ push: PushID) { mailbox.post(.refuse(push)) }
+
+    /// Connects at once if the client waits to try again (the wait starts
+    /// over from 1 second); not after a refused password.
+    public func networkReturned() { mailbox.post(.networkReturned) }
+
+    /// Disconnects and ends the thread; returns once it has ended (at once
+    /// when it was stopped before). Not from `onEvent`; the thread runs
+    /// until this is called, so call it before the client is released.
+    public func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        mailbox.post(.stop)
+        pthread_join(thread, nil)
+    }
+}
+
+/// What the client's thread starts from, carried through `pthread_create`.
+private final class ThreadStart: Sendable {
+    let mailbox: CommandMailbox
+    let onEvent: @Sendable (XMPPPushEvent) -> Void
+
+    init(mailbox: CommandMailbox, onEvent: @escaping @Sendable (XMPPPushEvent) -> Void) {
+        self.mailbox = mailbox
+        self.onEvent = onEvent
+    }
+
+    func run() {
+        let session = StropheSession(emit: onEvent)
+        session.run(mailbox: mailbox)
+    }
+}

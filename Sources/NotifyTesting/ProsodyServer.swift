@@ -1,0 +1,122 @@
+import Foundation
+
+/// A private Prosody 0.12 on loopback with `mod_unified_push`, for tests of
+/// the XMPP push client: its own test CA and `localhost` certificate
+/// (openssl), one account, the module patched as Debian 12 needs
+/// (`docs/notes/unifiedpush/mod_unified_push-0.12-fixes.patch`, loaded
+/// first through `plugin_paths`), run as the current user. Stopped when
+/// released.
+///
+/// Packages: prosody, prosody-modules, openssl, curl, patch.
+public final class ProsodyServer: @unchecked Sendable {
+    // Unchecked: `process` is set by start() and stop(), which the test
+    // calls from one task at a time.
+
+    /// The account's user name and password.
+    public static let user = "alice"
+    public static let password = "s3cret"
+    /// The virtual host, which the certificate names.
+    public static let domain = "localhost"
+
+    /// The server's directory: configuration, data, logs and `pki/`.
+    public let directory: URL
+    /// The client-to-server port (STARTTLS) and the HTTP port of the push endpoints.
+    public let clientPort: UInt16
+    public let httpPort: UInt16
+    private var process: SpawnedProcess?
+
+    /// The bare JID of the account.
+    public var jid: String { "\(Self.user)@\(Self.domain)" }
+    /// The test CA that signed the server's certificate.
+    public var caFile: String { directory.appendingPathComponent("pki/ca.crt").path }
+
+    /// Makes the CA, certificate, configuration and account, and starts the server.
+    public init() throws {
+        directory = try makeTemporaryDirectory(prefix: "notifyd-prosody")
+        (clientPort, httpPort) = try Self.freePorts()
+        for tool in ["prosody", "prosodyctl", "openssl", "curl", "patch"] {
+            _ = try requireTool(tool, package: tool == "prosodyctl" ? "prosody" : tool)
+        }
+        let pki = directory.appendingPathComponent("pki")
+        try FileManager.default.createDirectory(at: pki, withIntermediateDirectories: true)
+        try Self.makeCA(named: "notifyd test CA", in: pki, prefix: "ca")
+        try Self.makeServerCertificate(in: pki)
+        try patchModule()
+        try writeConfiguration()
+        try tool("prosodyctl", ["--config", configPath, "register", Self.user, Self.domain, Self.password])
+        try start()
+    }
+
+    deinit {
+        process?.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var configPath: String { directory.appendingPathComponent("prosody.cfg.lua").path }
+
+    /// Starts the server (again, with the same ports and data) and waits,
+    /// bounded, until its push endpoint answers.
+    public func start() throws {
+        let log = directory.appendingPathComponent("console.out").path
+        let child = try SpawnedProcess(
+            try requireTool("prosody", package: "prosody"), ["--config", configPath, "-F"],
+            environment: childEnvironment(), standardOutput: .file(log), standardError: .standardOutput)
+        process = child
+        try waitUntil("Prosody answers on http://localhost:\(httpPort)/push/", seconds: 20, intervalMicroseconds: 50_000) {
+            guard child.isRunning else {
+                let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                throw TestFailure("Prosody exited: \(output.suffix(2000))")
+            }
+            return (try? get("http://localhost:\(httpPort)/push/")) == 200
+        }
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after 10 seconds).
+    public func stop() {
+        process?.terminate(graceSeconds: 10)
+        process = nil
+    }
+
+    /// POSTs `body` to `endpoint` and returns the HTTP status (0 when curl
+    /// got none); blocks until the server answers (it waits for the
+    /// client's answer to the push), at most `seconds`.
+    public func post(_ body: [UInt8], to endpoint: String, seconds: Int = 30) throws -> Int {
+        let file = directory.appendingPathComponent("body-\(UUID().uuidString)")
+        try Data(body).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try tool(
+            "curl",
+            ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "\(seconds)",
+             "-H", "Content-Type: application/octet-stream", "--data-binary", "@\(file.path)", endpoint],
+            mustSucceed: false)
+        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// The HTTP status of a GET of `url`.
+    public func get(_ url: String) throws -> Int {
+        let result = try tool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", url], mustSucceed: false)
+        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// A CA of its own that signed nothing this server presents, as a PEM file.
+    public func unrelatedCA() throws -> String {
+        let other = directory.appendingPathComponent("other-ca")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        try Self.makeCA(named: "unrelated CA", in: other, prefix: "ca")
+        return other.appendingPathComponent("ca.crt").path
+    }
+
+    @discardableResult
+    private func tool(_ name: String, _ arguments: [String], mustSucceed: Bool = true) throws -> ProcessResult {
+        try Self.tool(name, arguments, mustSucceed: mustSucceed)
+    }
+
+    @discardableResult
+    static func tool(_ name: String, _ arguments: [String], mustSucceed: Bool = true) throws -> ProcessResult {
+        let result = try runProcess(try requireTool(name, package: name), arguments)
+        if mustSucceed && result.status != 0 {
+            throw TestFailure("\(name) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
+        }
+        return result
+    }
+}

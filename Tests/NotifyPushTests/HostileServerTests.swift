@@ -1,0 +1,34 @@
+import NotifyPush
+import NotifyTesting
+import Testing
+
+/// The client against a server that sends what no real one should.
+@Suite("XMPPPushClient against a hostile server")
+struct HostileServerTests {
+    @Test("malformed, oversized and foreign pushes are refused; a stanza cut off by a close is a disconnect")
+    func refusesWhatItCannotTake() throws {
+        let server = try HostileXMPPServer()
+        let recorder = try RecordedPushClient()
+        recorder.client.configure(
+            try XMPPPushSettings(jid: "alice@localhost", password: "pw", host: "127.0.0.1", port: server.port))
+        _ = try recorder.waitForState("connected in plain text on loopback") { $0 == .connected }
+        let push = try recorder.waitForPush()
+        #expect(push.id == PushID("largest"))
+        #expect(push.body == [UInt8](repeating: UInt8(ascii: "y"), count: 4096))
+        recorder.client.acknowledge(push.id)
+        try waitUntil("the server cut a stanza and closed") { server.log.contains("CLOSED") }
+        _ = try recorder.waitForState("disconnected") {
+            if case .disconnected = $0 { return true }
+            return false
+        }
+        let answers = server.log.split(separator: "\n").filter { $0.hasPrefix("ANSWER") }
+        #expect(answers == [
+            "ANSWER too-large error localhost item-not-found",
+            "ANSWER not-base64 error localhost item-not-found",
+            "ANSWER no-body error localhost item-not-found",
+            "ANSWER bad-application error localhost item-not-found",
+            "ANSWER largest result localhost ",
+        ])
+        #expect(recorder.recorded.filter { if case .push = $0 { true } else { false } }.count == 1)
+    }
+}
