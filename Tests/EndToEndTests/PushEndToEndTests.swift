@@ -65,4 +65,47 @@ import Testing
         let bad = try runProcess(Executables.notifyctl, ["push", "remove", "not an app"], environment: environment)
         #expect(bad.status != 0 && bad.stderr.contains("invalid app ID"), "\(bad.stderr)")
     }
+
+    /// SPEC: "a sandboxed caller registers only its own" app. A Flatpak
+    /// app behind xdg-dbus-proxy, allowed to talk to the distributor,
+    /// registers itself; naming another app gets UNAUTHORIZED (the
+    /// specification's reason), nothing stored; and it lists only its own.
+    @Test func aSandboxedAppRegistersOnlyItself() throws {
+        if let reason = SandboxedBusProxy.unavailableReason {
+            Issue.record("cannot test the Flatpak rule for registrations here: \(reason)")
+            return
+        }
+        let fixture = try Fixture()
+        let proxy = try SandboxedBusProxy(
+            appID: "org.example.Sandboxed", bus: fixture.bus, talk: ["org.notifyd.Notifyd1", Self.distributor])
+        let app = try DBusConnection.connect(to: .address(proxy.address))
+        func register(_ service: String, token: String) throws -> [DBusValue] {
+            try app.call(
+                destination: Self.distributor, path: "/org/unifiedpush/Distributor", interface: "org.unifiedpush.Distributor2",
+                member: "Register", [.vardict(["service": .string(service), "token": .string(token)])])
+        }
+        #expect(try register("org.example.Sandboxed", token: "own") == [
+            .vardict(["success": .string("REGISTRATION_FAILED"), "reason": .string("ACTION_REQUIRED")])
+        ])
+        #expect(try register("org.example.Victim", token: "forged") == [
+            .vardict(["success": .string("REGISTRATION_FAILED"), "reason": .string("UNAUTHORIZED")])
+        ])
+        let everything = try fixture.client.call(
+            destination: Fixture.busName, path: Fixture.path, interface: "org.notifyd.Notifyd1.Push", member: "ListRegistrations")
+        #expect("\(everything)".contains("org.example.Sandboxed"))
+        #expect(!"\(everything)".contains("org.example.Victim"), "nothing stored for the forged registration")
+        _ = try fixture.client.call(
+            destination: Self.distributor, path: "/org/unifiedpush/Distributor", interface: "org.unifiedpush.Distributor2",
+            member: "Register", [.vardict(["service": .string("org.example.Other"), "token": .string("other")])])
+        let seen = try app.call(
+            destination: Fixture.busName, path: Fixture.path, interface: "org.notifyd.Notifyd1.Push", member: "ListRegistrations")
+        #expect("\(seen)".contains("org.example.Sandboxed"))
+        #expect(!"\(seen)".contains("org.example.Other"), "a sandboxed app lists only its own registrations")
+        let removal = #expect(throws: DBusError.self) {
+            try app.call(
+                destination: Fixture.busName, path: Fixture.path, interface: "org.notifyd.Notifyd1.Push",
+                member: "RemoveRegistrations", [.string("org.example.Other")])
+        }
+        #expect(removal?.name.hasSuffix("NotPermitted") == true, "\(String(describing: removal))")
+    }
 }
