@@ -59,6 +59,18 @@ public indirect enum DBusValue: Hashable, Sendable {
             })
     }
 
+    /// The entries of an `a{sv}` by key, each value taken out of its
+    /// variant: the reading side of ``vardict(_:)``. Nil for any other value.
+    public var vardictEntries: [String: DBusValue]? {
+        guard case .dictionary(.string, .variant, let entries) = self else { return nil }
+        var fields: [String: DBusValue] = [:]
+        for entry in entries {
+            guard case .string(let key) = entry.key else { continue }
+            if case .variant(let inner) = entry.value { fields[key] = inner } else { fields[key] = entry.value }
+        }
+        return fields
+    }
+
     /// An array of strings, `as`.
     public static func strings(_ values: [String]) -> DBusValue {
         .array(element: .string, values.map { .string($0) })

@@ -17,12 +17,8 @@ struct FetchScheduleSummary {
     let waitingFor: String
 
     init(app: String, _ value: DBusValue) throws(NotifyctlError) {
-        guard case .dictionary(_, _, let entries) = value else {
+        guard let fields = value.vardictEntries else {
             throw NotifyctlError(.daemon, "notifyd answered with no schedule for \(app)")
-        }
-        var fields: [String: DBusValue] = [:]
-        for entry in entries {
-            if case .string(let key) = entry.key, case .variant(let inner) = entry.value { fields[key] = inner }
         }
         func uint32(_ key: String) -> UInt32 { if case .uint32(let v)? = fields[key] { v } else { 0 } }
         func int64(_ key: String) -> Int64 { if case .int64(let v)? = fields[key] { v } else { 0 } }

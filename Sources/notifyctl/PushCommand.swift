@@ -47,7 +47,11 @@ struct PushStatusReport {
     var details: [String: DBusValue]
 
     init(client: DaemonClient) throws(NotifyctlError) {
-        details = DBusDetails.unwrapped(try client.call(NotifydNames.pushInterface, "GetStatus", returning: [String: DBusValue].self))
+        let reply = try client.call(NotifydNames.pushInterface, "GetStatus")
+        guard let details = reply.first?.vardictEntries else {
+            throw NotifyctlError(.daemon, "notifyd answered GetStatus with \(reply)")
+        }
+        self.details = details
     }
 
     func text(_ key: String) -> String {
@@ -129,9 +133,8 @@ struct PushRegistrationRow {
 
     init?(_ value: DBusValue) {
         guard case .structure(let fields) = value, fields.count == 3, case .string(let app) = fields[0],
-            case .string(let description) = fields[1], let details = try? [String: DBusValue](dbusValue: fields[2])
+            case .string(let description) = fields[1], let unwrapped = fields[2].vardictEntries
         else { return nil }
-        let unwrapped = DBusDetails.unwrapped(details)
         self.app = app
         self.description = description
         if case .string(let endpoint)? = unwrapped["endpoint"] { self.endpoint = endpoint } else { endpoint = "" }
@@ -168,12 +171,5 @@ struct PushRemove: ParsableCommand {
         let removed = try DaemonClient.connect().call(
             NotifydNames.pushInterface, "RemoveRegistrations", [.string(app)], returning: UInt32.self)
         print("Removed \(removed) registration\(removed == 1 ? "" : "s") of \(Output.printable(app)).")
-    }
-}
-
-/// Dictionaries of details (`a{sv}`) with their variants taken off.
-enum DBusDetails {
-    static func unwrapped(_ details: [String: DBusValue]) -> [String: DBusValue] {
-        details.mapValues { if case .variant(let inner) = $0 { inner } else { $0 } }
     }
 }

@@ -44,12 +44,8 @@ struct TaskRow {
     init?(_ value: DBusValue) {
         guard case .structure(let fields) = value, fields.count == 5, case .uint64(let id) = fields[0],
             case .string(let app) = fields[1], case .string(let name) = fields[2], case .int64(let deadline) = fields[3],
-            case .dictionary(_, _, let entries) = fields[4]
+            let details = fields[4].vardictEntries
         else { return nil }
-        var details: [String: DBusValue] = [:]
-        for entry in entries {
-            if case .string(let key) = entry.key, case .variant(let inner) = entry.value { details[key] = inner }
-        }
         self.id = id
         self.app = app
         self.name = name

@@ -1,4 +1,5 @@
 import DBus
+import NotifyCore
 import NotifyTestingCore
 
 /// Families about the standard interfaces and well-formedness: properties,
@@ -85,6 +86,22 @@ extension CaseGenerator {
                 (Contract.fetch, "GetFetchHistory", [fetchApp], returns(Contract.fetch, "GetFetchHistory")),
             ]
         }
+        // The distributor: a registration of the fuzzer's own (stored, and
+        // answered ACTION_REQUIRED with no push server; at the limits too),
+        // and unregistrations, of its tokens or of none.
+        let token = DBusValue.string("fuzz-\(seed)-\(index)")
+        let pushApp = DBusValue.string(Legit.pushApp)
+        options += [
+            (NotifydNames.distributor2Interface, "Register", [.vardict(["service": pushApp, "token": token, "description": .string("fuzz")])],
+             returns(NotifydNames.distributor2Interface, "Register")),
+            (NotifydNames.distributor2Interface, "Unregister", [.vardict(["token": token])],
+             returns(NotifydNames.distributor2Interface, "Unregister", first: .vardict([:]))),
+            (NotifydNames.distributor1Interface, "Register", [pushApp, token, .string("")],
+             returns(NotifydNames.distributor1Interface, "Register", first: .string("REGISTRATION_FAILED"))),
+            (NotifydNames.distributor1Interface, "Unregister", [token], returns(NotifydNames.distributor1Interface, "Unregister")),
+            (NotifydNames.pushInterface, "GetStatus", [], returns(NotifydNames.pushInterface, "GetStatus")),
+            (NotifydNames.pushInterface, "ListRegistrations", [], returns(NotifydNames.pushInterface, "ListRegistrations")),
+        ]
         var (interface, member, arguments, expectation) = rng.pick(options)
         if prepared, rng.chance(0.3) {
             let (app, count) = rng.pick(Legit.badges)

@@ -79,13 +79,15 @@ struct CaseGenerator: Sendable {
 
     // MARK: Shared pieces
 
-    /// A call on notifyd's object.
+    /// A call on the object that serves `interface` (notifyd's own, or the
+    /// distributor's), or on `path`.
     func call(
         _ index: UInt64, _ family: Family, _ interface: String?, _ member: String, _ arguments: [DBusValue],
-        _ expectation: Expectation, note: String, path: String = Contract.path
+        _ expectation: Expectation, note: String, path: String? = nil
     ) -> FuzzCase {
         FuzzCase(
-            index: index, family: family, kind: .call, path: path, interface: interface, member: member,
+            index: index, family: family, kind: .call, path: path ?? Contract.path(for: interface), interface: interface,
+            member: member,
             arguments: arguments, expectation: expectation, note: note)
     }
 

@@ -16,6 +16,10 @@ import NotifyDaemon
 enum Contract {
     static let busName = NotifydNames.busName
     static let path = NotifydNames.objectPath
+    /// The UnifiedPush distributor's object, on the same connection (one
+    /// process owns both names, so calls go to ``busName`` as the rest).
+    static let distributorPath = NotifydNames.distributorPath
+    static let distributorInterfaces = NotifydObject.distributorDeclarations.map(\.name)
     static let badges = NotifydNames.badgesInterface
     static let apps = NotifydNames.appsInterface
     static let sessions = NotifydNames.sessionsInterface
@@ -62,8 +66,17 @@ enum Contract {
         var asMember: Member { Member(interface: interface, name: member, kind: .method) }
     }
 
-    /// notifyd's interfaces, as declared, then the standard ones its object answers.
-    private static var objectInterfaces: [DBusInterface] { NotifydObject.declarations + StandardInterfaces.all }
+    /// notifyd's interfaces, as declared, then the standard ones its object
+    /// answers, then the distributor's (on ``distributorPath``).
+    private static var objectInterfaces: [DBusInterface] {
+        NotifydObject.declarations + StandardInterfaces.all + NotifydObject.distributorDeclarations
+    }
+
+    /// The object that serves `interface`: the distributor's for its two
+    /// interfaces, notifyd's own for the rest.
+    static func path(for interface: String?) -> String {
+        interface.map(distributorInterfaces.contains) == true ? distributorPath : path
+    }
 
     /// Every method the object answers.
     static let methods: [Method] = objectInterfaces.flatMap { interface in

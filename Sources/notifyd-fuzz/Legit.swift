@@ -24,6 +24,9 @@ enum Legit {
     /// The app of the task the preparation begins and ends, so that task
     /// IDs have been used.
     static let taskApp = "org.notifyd.Fuzz.Task"
+    /// The app the fuzzer registers with the UnifiedPush distributor (no
+    /// connector answers for it: Unregistered to it is only logged).
+    static let pushApp = "org.notifyd.Fuzz.Push"
     /// Where valid events with hostile unknown keys go; accounted for at
     /// the end. Cases are spread over one app per ``acceptedBucketSize``
     /// indices, so no app nears the limit of 10,000 pending handlers.

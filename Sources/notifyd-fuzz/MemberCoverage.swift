@@ -34,7 +34,7 @@ struct MemberCoverage: Sendable {
             else { return [] }
             return [(signal.member, signal.signature == signature)]
         }
-        guard testCase.path == Contract.path else { return [] }
+        guard testCase.path == Contract.path(for: testCase.interface) else { return [] }
         guard let method = resolve(testCase.interface, testCase.member) else {
             // A signal's name, called as a method.
             guard let interface = testCase.interface, let signal = signalsByName[interface + "." + testCase.member] else { return [] }

@@ -107,4 +107,15 @@ import Testing
         let target = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "N")
         #expect(throws: DBusError.self) { try target.appendArgument(1, of: source) }
     }
+
+    /// An `a{sv}` read back after the wire format gives its entries with
+    /// their variants taken off; any other value gives nil.
+    @Test func vardictEntriesAreTheValuesOutOfTheirVariants() throws {
+        let written: [String: DBusValue] = ["token": .string("t"), "count": .uint32(3), "nested": .vardict(["k": .boolean(true)])]
+        let message = try DBusMessage.signal(path: "/t", interface: "org.example.T", member: "M", arguments: [.vardict(written)])
+        let read = try message.throughWireFormat().arguments()
+        #expect(read.first?.vardictEntries == written)
+        #expect(DBusValue.string("a{sv}").vardictEntries == nil)
+        #expect(DBusValue.dictionary(key: .string, value: .string, []).vardictEntries == nil, "an a{ss} is not one")
+    }
 }

@@ -43,7 +43,7 @@ extension FuzzTests {
     /// per line), so lines are enough.
     static func publishedMembers() throws -> [(key: String, takesArguments: Bool)] {
         var members: [(key: String, takesArguments: Bool)] = []
-        for file in ["org.notifyd.Notifyd1.xml", "org.notifyd.Notifyd1.Worker.xml"] {
+        for file in ["org.notifyd.Notifyd1.xml", "org.notifyd.Notifyd1.Worker.xml", "org.unifiedpush.Distributor.notifyd.xml"] {
             let url = Executables.repositoryRoot().appendingPathComponent("dbus/\(file)")
             var interface = ""
             for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {

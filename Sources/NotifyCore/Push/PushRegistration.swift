@@ -37,13 +37,11 @@ public struct PushRegistration: Sendable, Hashable {
 }
 
 /// The UnifiedPush D-Bus interface an app registered through.
-public enum ConnectorVersion: Int, Sendable, Hashable, Comparable {
+public enum ConnectorVersion: Int, Sendable, Hashable {
     /// `org.unifiedpush.Distributor1`: notifyd calls `Connector1`.
     case one = 1
     /// `org.unifiedpush.Distributor2`: notifyd calls `Connector2`.
     case two = 2
-
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// A connector's token: 1 to 100 bytes of UTF-8 without control

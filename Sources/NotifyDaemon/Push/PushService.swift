@@ -28,7 +28,7 @@ final class PushService {
     // MARK: Distributor2 and Distributor1
 
     func register2(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let args = try Self.dictionary(call.argument(0))
+        let args = try Self.dictionary(call)
         let (service, token) = (try Self.requiredString(args, "service"), try Self.requiredString(args, "token"))
         let outcome = try register(
             call, service: service, token: token, description: Self.string(args, "description") ?? "",
@@ -95,7 +95,7 @@ final class PushService {
     }
 
     func unregister2(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        let token = try Self.requiredString(Self.dictionary(call.argument(0)), "token")
+        let token = try Self.requiredString(Self.dictionary(call), "token")
         return try unregister(call, token: token, answer: [.vardict([:])])
     }
 
@@ -161,8 +161,13 @@ final class PushService {
 
     // MARK: Arguments
 
-    private static func dictionary(_ value: [String: DBusValue]) -> [String: DBusValue] {
-        value.mapValues { if case .variant(let inner) = $0 { inner } else { $0 } }
+    /// The call's `a{sv}` argument, its values out of their variants (the
+    /// signature was checked before the handler ran).
+    private static func dictionary(_ call: DBusMethodCall) throws(NotifydError) -> [String: DBusValue] {
+        guard let fields = call.arguments.first?.vardictEntries else {
+            throw NotifydError(.invalidArgs, "the argument must be an a{sv}")
+        }
+        return fields
     }
 
     /// A string entry of a dictionary argument, nil when missing;
