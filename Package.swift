@@ -131,7 +131,7 @@ let package = Package(
             swiftSettings: strictSettings),
         // The XMPP UnifiedPush client (libstrophe on a thread of its own);
         // knows nothing of the daemon, which hops its events onto its loop.
-        .target(name: "NotifyPush", dependencies: ["CStrophe"], swiftSettings: strictSettings),
+        .target(name: "NotifyPush", dependencies: ["CStrophe", "CLinux"], swiftSettings: strictSettings),
         .target(
             name: "NotifyDesktop",
             dependencies: [

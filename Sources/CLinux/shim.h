@@ -15,4 +15,9 @@
 static inline int clinux_set_thread_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 }
+
+// The calling thread's kernel id (its /proc/self/task/TID).
+#include <sys/syscall.h>
+#include <unistd.h>
+static inline int clinux_thread_id(void) { return (int)syscall(SYS_gettid); }
 #endif

@@ -1,4 +1,6 @@
+import CLinux
 import Glibc
+import Synchronization
 
 /// What other threads ask of the client's thread.
 enum XMPPPushCommand: Sendable, Equatable {
@@ -10,73 +12,64 @@ enum XMPPPushCommand: Sendable, Equatable {
     case stop
 }
 
-/// The commands waiting for the client's thread, behind a lock; the thread
-/// takes them all at each turn, or sleeps on them while it has no
-/// connection to run.
-final class CommandMailbox: @unchecked Sendable {
-    // Unchecked: every access to `commands` holds `mutex`; the mutex and
-    // the condition live at fixed addresses of their own.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var commands: [XMPPPushCommand] = []
+/// The commands waiting for the client's thread, behind a lock, and an
+/// eventfd that is readable while any wait: the thread polls it together
+/// with the XMPP socket, so a command wakes it at once and nothing else
+/// does.
+final class CommandMailbox: Sendable {
+    private let commands = Mutex<[XMPPPushCommand]>([])
+    /// Readable while commands wait; `-1` when none could be made (then
+    /// the thread takes commands at each turn of a bounded wait instead).
+    let wakeDescriptor: Int32
 
     init() {
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
+        wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
     }
 
     deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
+        if wakeDescriptor >= 0 { close(wakeDescriptor) }
     }
 
-    /// Leaves `command` for the thread and wakes it if it sleeps.
+    /// Leaves `command` for the thread and wakes it.
     func post(_ command: XMPPPushCommand) {
-        pthread_mutex_lock(mutex)
-        commands.append(command)
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        commands.withLock { $0.append(command) }
+        guard wakeDescriptor >= 0 else { return }
+        var one: UInt64 = 1
+        _ = write(wakeDescriptor, &one, 8)
     }
 
-    /// Takes every waiting command; when there is none, first waits for
-    /// one until `deadline` (monotonic nanoseconds; `nil`: no wait,
-    /// `.max`: no limit).
-    func take(waitingUntil deadline: UInt64?) -> [XMPPPushCommand] {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        if let deadline {
-            while commands.isEmpty {
-                if deadline == .max {
-                    pthread_cond_wait(condition, mutex)
-                    continue
-                }
-                guard MonotonicTime.nanoseconds() < deadline else { break }
-                var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-                pthread_cond_timedwait(condition, mutex, &until)
-            }
+    /// Takes every waiting command, at once.
+    func take() -> [XMPPPushCommand] {
+        if wakeDescriptor >= 0 {
+            var count: UInt64 = 0
+            _ = read(wakeDescriptor, &count, 8)
         }
-        defer { commands.removeAll(keepingCapacity: true) }
-        return commands
+        return commands.withLock { commands in
+            defer { commands.removeAll(keepingCapacity: true) }
+            return commands
+        }
     }
 }
 
-/// The monotonic clock, in nanoseconds.
+/// Elapsed time, sleep included (`CLOCK_BOOTTIME`), in nanoseconds: a
+/// backoff counts the time the machine slept.
 enum MonotonicTime {
     static func nanoseconds() -> UInt64 {
         var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
+        clock_gettime(CLOCK_BOOTTIME, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
-    /// `duration` from now, in monotonic nanoseconds.
+    /// `duration` from now, in these nanoseconds.
     static func after(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         return nanoseconds() + UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+    }
+
+    /// Milliseconds from now until `deadline`, rounded up, for `poll`.
+    static func millisecondsUntil(_ deadline: UInt64) -> Int32 {
+        let now = nanoseconds()
+        guard deadline > now else { return 0 }
+        return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
     }
 }

@@ -59,6 +59,21 @@ let stropheCertificateFailureHandler: xmpp_certfail_handler = { certificate, mes
     return 0
 }
 
+/// The socket of each context's connection, by context: libstrophe has no
+/// getter for it, so the socket-options callback notes it as it is made.
+let connectionSockets = Mutex<[UInt: Int32]>([:])
+
+/// Notes the new socket (the client polls it while connected), then sets
+/// TCP keepalive on it as libstrophe's own callback does: a dead peer is
+/// found by the kernel, with no timer in notifyd.
+let stropheSocketOptions: xmpp_sockopt_callback = { connection, socket in
+    guard let connection, let socket else { return -1 }
+    let key = UInt(bitPattern: xmpp_conn_get_context(connection))
+    let descriptor = socket.load(as: Int32.self)
+    connectionSockets.withLock { $0[key] = descriptor }
+    return xmpp_sockopt_cb_keepalive(connection, socket)
+}
+
 /// The one funnel for libstrophe's result codes.
 enum StropheResult {
     /// Returns normally for `XMPP_EOK`, else throws saying `what` failed and why.

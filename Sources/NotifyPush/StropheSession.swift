@@ -22,9 +22,16 @@ final class StropheSession {
         case stopping
     }
 
-    /// How long one `xmpp_run_once` waits for the socket, in milliseconds:
-    /// the longest a command waits while a connection runs.
+    /// How long one `xmpp_run_once` waits while an attempt is under way
+    /// (libstrophe's own timers, such as the attempt's timeout, run only
+    /// when it is called), in milliseconds: the longest a command then waits.
     static let turnMilliseconds: UInt = 100
+    /// Reads after the socket has nothing more: OpenSSL may hold the rest of
+    /// one TLS record (16 KB) that libstrophe reads 4 KB at a time, which
+    /// no poll of the socket shows.
+    static let tlsLeftoverTurns = 4
+    /// At most this many reads in a row before commands are looked at again.
+    static let turnsPerWake = 64
     /// How long a disconnect may take to be written before the connection is dropped.
     static let closingNanoseconds: UInt64 = 2_000_000_000
     /// At most this many pushes wait for an answer; more are refused.
@@ -73,24 +80,80 @@ final class StropheSession {
 
     /// Takes commands and runs the connection until told to stop; frees
     /// libstrophe's connection and context before it returns.
+    ///
+    /// While connected, the thread sleeps in `poll` on the socket and the
+    /// mailbox: no timer wakes it when nothing happens.
     func run(mailbox: CommandMailbox) {
         while phase != .stopping {
-            let wait: UInt64?
-            switch phase {
-            case _ where connection != nil: wait = nil
-            case .waiting(let until): wait = until
-            default: wait = .max
-            }
-            for command in mailbox.take(waitingUntil: wait) { handle(command) }
+            waitForWork(mailbox: mailbox)
+            for command in mailbox.take() { handle(command) }
             if case .waiting(let until) = phase, MonotonicTime.nanoseconds() >= until { connect() }
-            if let context, connection != nil, phase != .stopping {
-                xmpp_run_once(context, Self.turnMilliseconds)
-                Self.discardPendingSIGPIPE()
-                if attemptEnded { finishAttempt(announcing: true) }
-            }
+            if connection != nil, phase != .stopping { runConnection() }
         }
         close()
-        if let context { xmpp_ctx_free(context) }
+        if let context {
+            connectionSockets.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: context)) }
+            xmpp_ctx_free(context)
+        }
+    }
+
+    /// Sleeps until there may be something to do: a command, the socket
+    /// readable (or writable while data waits to be sent), the time of the
+    /// next attempt. An attempt under way waits in `xmpp_run_once` instead.
+    private func waitForWork(mailbox: CommandMailbox) {
+        var descriptors = [pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        var timeout: Int32 = -1
+        switch phase {
+        case .connected:
+            guard let connection, let socket = socketDescriptor else { return }
+            let writing = xmpp_conn_send_queue_len(connection) > 0
+            descriptors.append(pollfd(fd: socket, events: Int16(POLLIN | (writing ? POLLOUT : 0)), revents: 0))
+        case .connecting where connection != nil: return
+        case .waiting(let until): timeout = MonotonicTime.millisecondsUntil(until)
+        default: break
+        }
+        if mailbox.wakeDescriptor < 0 {
+            timeout = timeout < 0 ? Int32(Self.turnMilliseconds) : min(timeout, Int32(Self.turnMilliseconds))
+        }
+        _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
+    }
+
+    /// The connection's socket, once libstrophe made it.
+    private var socketDescriptor: Int32? {
+        guard let context else { return nil }
+        return connectionSockets.withLock { $0[UInt(bitPattern: context)] }
+    }
+
+    /// Runs libstrophe: one bounded wait while an attempt is under way;
+    /// while connected, reads until the socket and OpenSSL's buffer are
+    /// both empty (bounded, so that commands are not starved).
+    private func runConnection() {
+        guard let context else { return }
+        if phase != .connected {
+            xmpp_run_once(context, Self.turnMilliseconds)
+            Self.discardPendingSIGPIPE()
+        } else {
+            var quietTurns = 0
+            var turns = 0
+            while connection != nil, !attemptEnded, phase == .connected, quietTurns < Self.tlsLeftoverTurns,
+                turns < Self.turnsPerWake
+            {
+                xmpp_run_once(context, 0)
+                Self.discardPendingSIGPIPE()
+                turns += 1
+                quietTurns = socketHasWork() ? 0 : quietTurns + 1
+            }
+        }
+        if attemptEnded { finishAttempt(announcing: true) }
+    }
+
+    /// Whether the socket has bytes to read, an error, or room for data
+    /// that waits to be sent: asked without waiting.
+    private func socketHasWork() -> Bool {
+        guard let connection, let socket = socketDescriptor else { return false }
+        let writing = xmpp_conn_send_queue_len(connection) > 0
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN | (writing ? POLLOUT : 0)), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
     }
 
     private func handle(_ command: XMPPPushCommand) {
@@ -145,7 +208,7 @@ final class StropheSession {
             try StropheResult.check(xmpp_conn_set_flags(connection, flags), "setting the connection's flags")
             if let caFile = settings.caFile { xmpp_conn_set_cafile(connection, caFile) }
             xmpp_conn_set_certfail_handler(connection, stropheCertificateFailureHandler)
-            xmpp_conn_set_sockopt_callback(connection, xmpp_sockopt_cb_keepalive)
+            xmpp_conn_set_sockopt_callback(connection, stropheSocketOptions)
             xmpp_conn_set_jid(connection, settings.fullJID)
             xmpp_conn_set_pass(connection, settings.password)
             try StropheResult.check(
@@ -192,6 +255,7 @@ final class StropheSession {
         failure.noteDisconnect(error: endError, streamErrorText: endStreamErrorText)
         if let connection { xmpp_conn_release(connection) }
         connection = nil
+        if let context { connectionSockets.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: context)) } }
         attemptEnded = false
         openPushes.removeAll()
         let lost = pendingRegistrations

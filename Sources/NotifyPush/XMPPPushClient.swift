@@ -1,15 +1,17 @@
+import CLinux
 import Glibc
 import Synchronization
 
 /// A UnifiedPush client of an XMPP server with `mod_unified_push`
 /// (`http://gultsch.de/xmpp/drafts/unified-push`), on a thread of its own.
 ///
-/// libstrophe has no descriptor to give another loop and is not
-/// thread-safe, so one thread owns it and loops on `xmpp_run_once`. The
-/// methods below may be called from any thread: each leaves a command in a
-/// locked mailbox that the thread takes at its next turn (within 100 ms
-/// while connected, at once otherwise). Events go to `onEvent` on the
-/// client's thread; the owner hops them onto its own loop.
+/// libstrophe is not thread-safe and has no loop to share, so one thread
+/// owns it: while connected it sleeps in `poll` on the socket and an
+/// eventfd, so it wakes only for traffic or a command (no timer while
+/// idle). The methods below may be called from any thread: each leaves a
+/// command in a mailbox and wakes the thread (while an attempt is under
+/// way, within 100 ms). Events go to `onEvent` on the client's thread; the
+/// owner hops them onto its own loop.
 ///
 /// TLS is mandatory unless the server is on a loopback address; a wrong
 /// password is not tried again until ``configure(_:)`` gives new
@@ -19,6 +21,11 @@ public final class XMPPPushClient: Sendable {
     private let mailbox = CommandMailbox()
     private let thread: pthread_t
     private let stopped = Mutex(false)
+    private let threadStart: ThreadStart
+
+    /// The kernel's id of the client's thread (`/proc/self/task/ID`, named
+    /// `notifyd-xmpp`), once it runs; 0 before.
+    public var threadID: Int32 { threadStart.threadID.load(ordering: .acquiring) }
 
     /// Starts the client's thread, with no settings yet (nothing connects
     /// until ``configure(_:)``).
@@ -26,6 +33,7 @@ public final class XMPPPushClient: Sendable {
     /// - Throws: ``XMPPPushError`` when the thread cannot be started.
     public init(onEvent: @escaping @Sendable (XMPPPushEvent) -> Void) throws(XMPPPushError) {
         let start = ThreadStart(mailbox: mailbox, onEvent: onEvent)
+        threadStart = start
         let context = Unmanaged.passRetained(start).toOpaque()
         // SIGPIPE is blocked on the client's thread only (a write to a
         // dropped socket raises it in the writing thread; libstrophe 0.12
@@ -91,6 +99,7 @@ public final class XMPPPushClient: Sendable {
 private final class ThreadStart: Sendable {
     let mailbox: CommandMailbox
     let onEvent: @Sendable (XMPPPushEvent) -> Void
+    let threadID = Atomic<Int32>(0)
 
     init(mailbox: CommandMailbox, onEvent: @escaping @Sendable (XMPPPushEvent) -> Void) {
         self.mailbox = mailbox
@@ -98,6 +107,8 @@ private final class ThreadStart: Sendable {
     }
 
     func run() {
+        _ = clinux_set_thread_name("notifyd-xmpp")
+        threadID.store(clinux_thread_id(), ordering: .releasing)
         let session = StropheSession(emit: onEvent)
         session.run(mailbox: mailbox)
     }

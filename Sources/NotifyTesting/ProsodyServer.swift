@@ -77,19 +77,26 @@ public final class ProsodyServer: @unchecked Sendable {
         process = nil
     }
 
-    /// POSTs `body` to `endpoint` and returns the HTTP status (0 when curl
-    /// got none); blocks until the server answers (it waits for the
-    /// client's answer to the push), at most `seconds`.
-    public func post(_ body: [UInt8], to endpoint: String, seconds: Int = 30) throws -> Int {
+    /// Starts a POST of `body` to `endpoint` by a `curl` process of its
+    /// own and returns at once: the server answers only when the client has
+    /// answered the push, which the test makes happen meanwhile. A process,
+    /// not a task: a test that blocks its thread while waiting for the push
+    /// must not also need a thread of the (two-thread) cooperative pool.
+    public func startPost(_ body: [UInt8], to endpoint: String, seconds: Int = 30) throws -> StartedPost {
         let file = directory.appendingPathComponent("body-\(UUID().uuidString)")
         try Data(body).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let result = try tool(
-            "curl",
+        let curl = try SpawnedProcess(
+            try requireTool("curl", package: "curl"),
             ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "\(seconds)",
              "-H", "Content-Type: application/octet-stream", "--data-binary", "@\(file.path)", endpoint],
-            mustSucceed: false)
-        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            environment: childEnvironment(), pipedDescriptors: [1, 2], reaping: .whenAsked)
+        return StartedPost(curl: curl, bodyFile: file)
+    }
+
+    /// POSTs `body` to `endpoint` and returns the HTTP status (0 when curl
+    /// got none); blocks until the server answers, at most `seconds`.
+    public func post(_ body: [UInt8], to endpoint: String, seconds: Int = 30) throws -> Int {
+        try startPost(body, to: endpoint, seconds: seconds).status()
     }
 
     /// The HTTP status of a GET of `url`.
@@ -118,5 +125,20 @@ public final class ProsodyServer: @unchecked Sendable {
             throw TestFailure("\(name) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
         }
         return result
+    }
+}
+
+/// A POST under way (``ProsodyServer/startPost(_:to:seconds:)``).
+public struct StartedPost: Sendable {
+    let curl: SpawnedProcess
+    let bodyFile: URL
+
+    /// Waits for the server's answer (curl's `--max-time` bounds it) and
+    /// returns its HTTP status, 0 when there was none.
+    public func status() throws -> Int {
+        let output = curl.readPipe()
+        _ = curl.wait()
+        try? FileManager.default.removeItem(at: bodyFile)
+        return Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 }

@@ -1,5 +1,7 @@
+import Glibc
 import NotifyPush
 import NotifyTesting
+import NotifyTestingCore
 import Testing
 
 /// The client against a real, private Prosody with mod_unified_push.
@@ -46,31 +48,56 @@ struct XMPPPushClientTests {
     }
 
     @Test("a binary push arrives with exactly its bytes; acknowledged, the sender gets 201")
-    func binaryPushAcknowledged() async throws {
+    func binaryPushAcknowledged() throws {
         let server = try ProsodyServer()
         let (recorder, endpoint) = try Self.connectedClient(server)
         let allBytes = (0...255).map { UInt8($0) }
         let largest = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         for body in [allBytes, largest] {
             let before = recorder.recorded.count
-            async let status = Task.detached { try server.post(body, to: endpoint) }.value
+            let post = try server.startPost(body, to: endpoint)
             let push = try recorder.waitForPush(after: before)
             #expect(push.body == body)
             #expect(push.application == Self.application)
             #expect(push.instance == Self.instance)
             recorder.client.acknowledge(push.id)
-            #expect(try await status == 201)
+            #expect(try post.status() == 201)
         }
     }
 
-    @Test("a refused push: the sender gets 404")
-    func refusedPush() async throws {
+    @Test("connected and idle, the client's thread sleeps: no wake-up in 3 seconds; a push still wakes it at once")
+    func idleMeansIdle() throws {
         let server = try ProsodyServer()
         let (recorder, endpoint) = try Self.connectedClient(server)
-        async let status = Task.detached { try server.post(Array("gone".utf8), to: endpoint) }.value
+        let thread = recorder.client.threadID
+        #expect(ProcReader.readFile("/proc/self/task/\(thread)/comm")?.hasPrefix("notifyd-xmpp") == true)
+        func switches() throws -> Int {
+            guard let fields = ProcReader.statusFields("/proc/self/task/\(thread)/status"),
+                let voluntary = fields["voluntary_ctxt_switches"].flatMap({ Int($0) }),
+                let nonvoluntary = fields["nonvoluntary_ctxt_switches"].flatMap({ Int($0) })
+            else { throw TestFailure("cannot read the client thread's context switches") }
+            return voluntary + nonvoluntary
+        }
+        let before = try switches()
+        // A window of measurement, not a wait for a condition: the thread
+        // must not run at all within it.
+        usleep(3_000_000)
+        #expect(try switches() - before <= 1)
+        let count = recorder.recorded.count
+        let post = try server.startPost([7], to: endpoint)
+        let push = try recorder.waitForPush(after: count)
+        recorder.client.acknowledge(push.id)
+        #expect(try post.status() == 201)
+    }
+
+    @Test("a refused push: the sender gets 404")
+    func refusedPush() throws {
+        let server = try ProsodyServer()
+        let (recorder, endpoint) = try Self.connectedClient(server)
+        let post = try server.startPost(Array("gone".utf8), to: endpoint)
         let push = try recorder.waitForPush()
         recorder.client.refuse(push.id)
-        #expect(try await status == 404)
+        #expect(try post.status() == 404)
     }
 
     @Test("a wrong password: authenticationFailed, and no attempt again until new settings")
@@ -109,7 +136,7 @@ struct XMPPPushClientTests {
     }
 
     @Test("Prosody stopped mid-session: disconnected; started again: the client reconnects by itself and pushes arrive")
-    func reconnectsAfterServerRestart() async throws {
+    func reconnectsAfterServerRestart() throws {
         let server = try ProsodyServer()
         let (recorder, endpoint) = try Self.connectedClient(server)
         let count = recorder.recorded.count
@@ -123,11 +150,11 @@ struct XMPPPushClientTests {
         _ = try recorder.waitForState("connected again", after: reconnected, seconds: 30) { $0 == .connected }
         // The endpoint is bound to the full JID: it still reaches the client.
         let before = recorder.recorded.count
-        async let status = Task.detached { try server.post([1, 2, 3], to: endpoint) }.value
+        let post = try server.startPost([1, 2, 3], to: endpoint)
         let push = try recorder.waitForPush(after: before)
         #expect(push.body == [1, 2, 3])
         recorder.client.acknowledge(push.id)
-        #expect(try await status == 201)
+        #expect(try post.status() == 201)
     }
 
     @Test("networkReturned connects at once instead of waiting out the backoff")
