@@ -142,7 +142,7 @@ let package = Package(
         .target(
             name: "NotifyDaemon",
             dependencies: [
-                "DBus", "NotifyCore", "NotifyStore", "NotifyDesktop",
+                "DBus", "NotifyCore", "NotifyStore", "NotifyDesktop", "NotifyPush",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),

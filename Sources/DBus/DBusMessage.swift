@@ -134,6 +134,12 @@ public final class DBusMessage: @unchecked Sendable {
         dbus_message_is_signal(raw, interface, member) != 0
     }
 
+    /// Says that the caller wants no reply (a method the interface declares
+    /// `NoReply`): the callee sends none.
+    public func setNoReply(_ noReply: Bool) {
+        dbus_message_set_no_reply(raw, noReply ? 1 : 0)
+    }
+
     /// Asks the bus not to start the destination if it is not running.
     public func setAutoStart(_ autoStart: Bool) {
         dbus_message_set_auto_start(raw, autoStart ? 1 : 0)

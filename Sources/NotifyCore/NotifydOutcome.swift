@@ -98,6 +98,8 @@ public enum StateWrite: Sendable, Hashable {
     case pushMessageHeld(PushMessage)
     /// Held messages no longer held (delivered, or dropped), by ID.
     case pushMessagesReleased([UInt64])
+    /// The push server set (nil: none), with its password.
+    case pushServer(PushServerSettings?)
 }
 
 /// What the daemon carries out once the batch is committed.
@@ -131,6 +133,12 @@ public enum NotifydEffect: Sendable, Hashable {
     /// `Unregistered` to the app's connector: it asked (`confirmation`), or
     /// the user removed its registration.
     case pushUnregistered(PushRegistration, confirmation: Bool)
+    /// `NewEndpoint` to the app's connector: the push server gave its
+    /// registration a new endpoint.
+    case pushNewEndpoint(PushRegistration)
+    /// A push message is stored: the push server may forget it, and the
+    /// app's connector gets `Message`.
+    case pushMessageStored(PushMessage)
     /// What the desktop adapter carries out: a popup, a sound, a job, a click's action.
     case desktop(DesktopEffect)
     /// `NotificationPosted`: the server showed the popup and its sound went.

@@ -15,21 +15,24 @@ final class EffectRunner {
     private let waiters: SessionWaiters
     private let scheduler: FetchScheduler
     private let waker: FetchWaker?
-    private let inhibitor: SleepInhibitor?
+    private let sleepLock: SleepLockDemands
     private let logger: Logger
     /// The desktop side of popups (libnotify, or a recording desktop).
     private let desktop: any PopupDesktop
     /// Announces property changes of the Daemon interface.
     private let propertiesChanged: (_ names: [String]) -> Void
     private let connectors: ConnectorCaller?
+    private let push: PushConnection?
 
     init(
         emitter: SignalEmitter, launcher: LauncherEntryPublisher, desktop: any PopupDesktop, waiters: SessionWaiters,
-        scheduler: FetchScheduler, waker: FetchWaker?, inhibitor: SleepInhibitor?, logger: Logger,
-        connectors: ConnectorCaller? = nil, propertiesChanged: @escaping (_ names: [String]) -> Void
+        scheduler: FetchScheduler, waker: FetchWaker?, sleepLock: SleepLockDemands, logger: Logger,
+        connectors: ConnectorCaller? = nil, push: PushConnection? = nil,
+        propertiesChanged: @escaping (_ names: [String]) -> Void
     ) {
         self.connectors = connectors
-        self.inhibitor = inhibitor
+        self.push = push
+        self.sleepLock = sleepLock
         self.logger = logger
         self.emitter = emitter
         self.launcher = launcher
@@ -88,9 +91,14 @@ final class EffectRunner {
                 NotifydNames.tasksInterface, "BackgroundTaskEnded",
                 [.uint64(task.id), .string(task.app.rawValue), .string(ending.rawValue)])
         case .inhibitionChanged(let why):
-            inhibitor?.want(why)
+            sleepLock.tasksWant(why)
         case .pushUnregistered(let registration, let confirmation):
+            push?.removed(registration)
             connectors?.unregistered(registration, confirmation: confirmation)
+        case .pushNewEndpoint(let registration):
+            connectors?.newEndpoint(registration)
+        case .pushMessageStored(let message):
+            push?.stored(message)
         case .desktop(let effect):
             desktop.carryOut(effect)
         case .notificationPosted(let posted):

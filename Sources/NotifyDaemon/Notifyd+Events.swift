@@ -24,8 +24,15 @@ extension Notifyd {
     func nameOwnerChanged(_ message: DBusMessage) {
         guard let arguments = try? message.arguments(), arguments.count == 3,
             case .string(let name) = arguments[0], case .string(let oldOwner) = arguments[1],
-            case .string(let newOwner) = arguments[2], name.hasPrefix(":"), !oldOwner.isEmpty, newOwner.isEmpty
+            case .string(let newOwner) = arguments[2]
         else { return }
+        // An app's name appeared: the push messages held for it go now.
+        if !name.hasPrefix(":"), !newOwner.isEmpty, let app = try? AppID(name),
+            !committer.current.push.registrations(of: app).isEmpty
+        {
+            pushConnection.delivery.deliverHeld(for: app)
+        }
+        guard name.hasPrefix(":"), !oldOwner.isEmpty, newOwner.isEmpty else { return }
         callers.forget(name) { [apps, sessions, tasks] in
             apps.ownerLeft(name)
             sessions.callerLeft(name)

@@ -22,7 +22,9 @@ extension Notifyd {
     /// - name: the bus name taken last, once everything answers, then the
     ///   state's start-up decisions (badges on docks, overdue handlers,
     ///   fetches left running).
-    /// The push connection and the transfer engine will each be one more.
+    /// - push: the push server's connection, made once the names are
+    ///   taken, and the messages held delivered; stopped first (its thread
+    ///   disconnects and ends).
     func makeParts(
         launcher: LauncherEntryPublisher, glib: LazyDesktop?, inhibitor: SleepInhibitor?, daemonService: DaemonService
     ) -> [DaemonPart] {
@@ -48,6 +50,7 @@ extension Notifyd {
                 requestDistributorName()
                 takeStartupDecisions()
             }),
+            DaemonPart("push", start: { [pushConnection] in pushConnection.start() }, stop: { [pushConnection] in pushConnection.stop() }),
         ]
     }
 

@@ -38,6 +38,8 @@ public final class Notifyd {
     let object: DBusObject
     /// The UnifiedPush distributor, at `/org/unifiedpush/Distributor`.
     let distributor: DBusObject
+    /// Its push server's connection.
+    let pushConnection: PushConnection
     /// An embedded daemon's desktop (nil otherwise).
     let recording: RecordingDesktop?
     /// What the desktop reports, handed to the core.
@@ -133,12 +135,18 @@ public final class Notifyd {
         tasks = TaskService(committer: committer, callers: callers, clock: clock, seconds: configuration.taskSeconds)
         sessions = SessionService(committer: committer, waiters: waiters, callers: callers, clock: clock, logger: logger)
         deadlines = DeadlineTimer(loop: loop, clock: clock)
+        let sleepLock = SleepLockDemands(inhibitor: inhibitor)
+        let connectors = ConnectorCaller(connection: connection, logger: logger)
+        pushConnection = PushConnection(
+            committer: committer, loop: loop, clock: clock,
+            delivery: PushDelivery(committer: committer, connectors: connectors, sleepLock: sleepLock, logger: logger),
+            logger: logger)
         effects = EffectRunner(
             emitter: emitter, launcher: launcher, desktop: popups, waiters: waiters, scheduler: fetchScheduler,
             waker: FetchWaker(connection: connection, desktop: glib, loop: loop, logger: logger),
-            inhibitor: inhibitor, logger: logger, connectors: ConnectorCaller(connection: connection, logger: logger),
+            sleepLock: sleepLock, logger: logger, connectors: connectors, push: pushConnection,
             propertiesChanged: daemonService.announce)
-        let push = PushService(committer: committer, callers: callers)
+        let push = PushService(committer: committer, callers: callers, connection: pushConnection)
         // The object owns the interfaces, which own their services.
         let interfaces = [
             BadgeService.interface(BadgeService(committer: committer, callers: callers)), AppService.interface(apps),

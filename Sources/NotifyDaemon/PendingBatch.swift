@@ -87,6 +87,8 @@ struct PendingBatch {
             writes.stagePushMessage(StateMapping.row(message))
         case .pushMessagesReleased(let ids):
             for id in ids { writes.stagePushMessageRemoval(id: id) }
+        case .pushServer(let server):
+            writes.stagePushServer(server.map(StateMapping.row))
         }
     }
 }

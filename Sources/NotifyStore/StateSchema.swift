@@ -94,10 +94,12 @@ public enum StateSchema {
                 CREATE TABLE push_registrations (
                     token TEXT PRIMARY KEY NOT NULL CHECK (length(CAST(token AS BLOB)) BETWEEN 1 AND 100),
                     app_id TEXT NOT NULL,
+                    server_key BLOB NOT NULL UNIQUE CHECK (length(server_key) = 32),
                     description TEXT NOT NULL,
                     vapid TEXT NULL,
                     connector INTEGER NOT NULL CHECK (connector IN (1, 2)),
                     endpoint TEXT NULL,
+                    endpoint_expiry_us INTEGER NULL,
                     messages INTEGER NOT NULL CHECK (messages BETWEEN 0 AND 4294967295),
                     last_message_us INTEGER NULL
                 );
@@ -110,6 +112,15 @@ public enum StateSchema {
                     received_us INTEGER NOT NULL
                 );
                 CREATE INDEX push_messages_by_token ON push_messages (token, id);
+                CREATE TABLE push_server (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    kind TEXT NOT NULL CHECK (kind IN ('xmpp', 'ntfy')),
+                    address TEXT NOT NULL,
+                    host TEXT NULL,
+                    port INTEGER NULL CHECK (port BETWEEN 1 AND 65535),
+                    ca_file TEXT NULL,
+                    password TEXT NULL
+                );
                 """),
     ]
 

@@ -182,6 +182,8 @@ public final class StateStore {
             try push.insert(message)
         case .pushMessageRemoval(let id):
             try push.removeMessage(id: id)
+        case .pushServer(let server):
+            try push.setServer(server)
         }
     }
 }

@@ -41,6 +41,8 @@ enum StagedWrite: Sendable {
     case pushMessage(StoredPushMessage)
     /// Delete a held push message (delivered, or dropped).
     case pushMessageRemoval(id: UInt64)
+    /// Set the push server (nil: none).
+    case pushServer(StoredPushServer?)
 
     /// What a write replaces: a later write with the same key wins.
     enum Key: Hashable {
@@ -52,6 +54,7 @@ enum StagedWrite: Sendable {
         case fetchSchedule(appID: String)
         case fetchHistoryTrim(appID: String)
         case pushRegistration(token: String)
+        case pushServer
     }
 
     /// `nil` for a handler insert: a second insert of an ID must reach the
@@ -77,6 +80,7 @@ enum StagedWrite: Sendable {
         case .fetchHistoryTrim(let appID, _): .fetchHistoryTrim(appID: appID)
         case .pushRegistration(let registration): .pushRegistration(token: registration.token)
         case .pushRegistrationRemoval, .pushMessage, .pushMessageRemoval: nil
+        case .pushServer: .pushServer
         }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 extension PushBookTests {
     @Test func aClockStepMovesTheHeldMessagesAndItsDecisionStoresTheShift() throws {
         var state = NotifydState()
-        _ = try state.registerPush(token("t"), app: chat, description: "", vapid: nil, connector: .two)
+        _ = try state.registerPush(token("t"), app: chat, description: "", vapid: nil, connector: .two, serverKey: key("t"))
         _ = try state.receivePush([1], for: token("t"), serverID: "m", at: 0)
         let shifted = state.shiftDeadlines(by: 2 * Self.day)
         #expect(shifted.writes == [.deadlineShift(2 * Self.day)])
@@ -16,7 +16,7 @@ extension PushBookTests {
     }
 
     @Test func aRestoredBookLeavesOutMessagesOfRegistrationsThatAreGone() throws {
-        let kept = PushRegistration(token: token("t"), app: chat, description: "", connector: .two)
+        let kept = PushRegistration(token: token("t"), app: chat, serverKey: key("t"), description: "", connector: .two)
         let held = [
             PushMessage(id: 4, token: token("t"), serverID: "", body: [1], received: 2),
             PushMessage(id: 2, token: token("t"), serverID: "", body: [2], received: 1),

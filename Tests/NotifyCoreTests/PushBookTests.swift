@@ -13,6 +13,11 @@ import Testing
 
     func token(_ text: String) -> PushToken { try! PushToken(text) }
 
+    /// A server key of its own for each token (the daemon's are random).
+    func key(_ text: String) -> PushServerKey {
+        try! PushServerKey(Array(text.utf8.prefix(32)) + [UInt8](repeating: 0, count: max(0, 32 - text.utf8.count)))
+    }
+
     @Test(arguments: ["", String(repeating: "t", count: 101), "tab\there", "nul\0"])
     func aTokenIsOneToOneHundredBytesWithoutControlCharacters(_ text: String) {
         let error = #expect(throws: NotifydError.self) { try PushToken(text) }
@@ -25,13 +30,13 @@ import Testing
 
     @Test func registeringAgainWithTheSameTokenIsTheSameRegistration() throws {
         var book = PushBook()
-        let first = try book.register(token("t1"), app: chat, description: "Chat", vapid: nil, connector: .two)
-        #expect(first == .new(PushRegistration(token: token("t1"), app: chat, description: "Chat", connector: .two)))
+        let first = try book.register(token("t1"), app: chat, description: "Chat", vapid: nil, connector: .two, serverKey: key("t1"))
+        #expect(first == .new(PushRegistration(token: token("t1"), app: chat, serverKey: key("t1"), description: "Chat", connector: .two)))
         let changed = book.setEndpoint("https://push.example/up1?up=1", for: token("t1"))
         let unchanged = book.setEndpoint("https://push.example/up1?up=1", for: token("t1"))
         #expect(changed)
         #expect(!unchanged, "unchanged: no NewEndpoint")
-        let again = try book.register(token("t1"), app: chat, description: "Chat 2", vapid: vapid, connector: .one)
+        let again = try book.register(token("t1"), app: chat, description: "Chat 2", vapid: vapid, connector: .one, serverKey: key("t1"))
         guard case .again(let renewed) = again else { Issue.record("not the same registration: \(again)"); return }
         #expect(renewed.description == "Chat 2")
         #expect(renewed.vapid == vapid)
@@ -42,19 +47,19 @@ import Testing
 
     @Test func anotherAppsTokenIsRefused() throws {
         var book = PushBook()
-        _ = try book.register(token("shared"), app: chat, description: "", vapid: nil, connector: .two)
+        _ = try book.register(token("shared"), app: chat, description: "", vapid: nil, connector: .two, serverKey: key("shared"))
         let error = #expect(throws: NotifydError.self) {
-            try book.register(token("shared"), app: news, description: "", vapid: nil, connector: .two)
+            try book.register(token("shared"), app: news, description: "", vapid: nil, connector: .two, serverKey: key("shared"))
         }
         #expect(error?.code == .notPermitted)
         #expect(book.registrations[token("shared")]?.app == chat)
     }
 
     @Test(arguments: ["short", String(repeating: "A", count: 86) + "=", String(repeating: "A", count: 88)])
-    func aVAPIDKeyThatIsNotOneIsRefused(_ key: String) {
+    func aVAPIDKeyThatIsNotOneIsRefused(_ vapidKey: String) {
         var book = PushBook()
         let error = #expect(throws: NotifydError.self) {
-            try book.register(token("t"), app: chat, description: "", vapid: key, connector: .two)
+            try book.register(token("t"), app: chat, description: "", vapid: vapidKey, connector: .two, serverKey: key("t"))
         }
         #expect(error?.code == .invalidArgs)
         #expect(book.registrations.isEmpty)
@@ -63,7 +68,7 @@ import Testing
     @Test func aDescriptionOverOneHundredBytesIsRefused() {
         var book = PushBook()
         let error = #expect(throws: NotifydError.self) {
-            try book.register(token("t"), app: chat, description: String(repeating: "d", count: 101), vapid: nil, connector: .two)
+            try book.register(token("t"), app: chat, description: String(repeating: "d", count: 101), vapid: nil, connector: .two, serverKey: key("t"))
         }
         #expect(error?.code == .invalidArgs)
     }
@@ -71,34 +76,34 @@ import Testing
     @Test func anAppHasAtMostOneHundredRegistrationsAndNotifydOneThousand() throws {
         var book = PushBook()
         for index in 0..<PushBook.maximumPerApp {
-            _ = try book.register(token("chat-\(index)"), app: chat, description: "", vapid: nil, connector: .two)
+            _ = try book.register(token("chat-\(index)"), app: chat, description: "", vapid: nil, connector: .two, serverKey: key("chat-\(index)"))
         }
         let perApp = #expect(throws: NotifydError.self) {
-            try book.register(token("chat-extra"), app: chat, description: "", vapid: nil, connector: .two)
+            try book.register(token("chat-extra"), app: chat, description: "", vapid: nil, connector: .two, serverKey: key("chat-extra"))
         }
         #expect(perApp?.code == .limitExceeded)
-        _ = try book.register(token("chat-0"), app: chat, description: "again", vapid: nil, connector: .two)
+        _ = try book.register(token("chat-0"), app: chat, description: "again", vapid: nil, connector: .two, serverKey: key("chat-0"))
 
         for app in 1..<(PushBook.maximum / PushBook.maximumPerApp) {
             for index in 0..<PushBook.maximumPerApp {
                 _ = try book.register(
                     token("app\(app)-\(index)"), app: try AppID("org.example.App\(app)"), description: "", vapid: nil,
-                    connector: .two)
+                    connector: .two, serverKey: key("app\(app)-\(index)"))
             }
         }
         #expect(book.registrations.count == PushBook.maximum)
         let inAll = #expect(throws: NotifydError.self) {
-            try book.register(token("news"), app: news, description: "", vapid: nil, connector: .two)
+            try book.register(token("news"), app: news, description: "", vapid: nil, connector: .two, serverKey: key("news"))
         }
         #expect(inAll?.code == .limitExceeded)
         let removed = book.remove(app: chat)
         #expect(removed.count == PushBook.maximumPerApp)
-        _ = try book.register(token("news"), app: news, description: "", vapid: nil, connector: .two)
+        _ = try book.register(token("news"), app: news, description: "", vapid: nil, connector: .two, serverKey: key("news"))
     }
 
     @Test func aMessageIsHeldUntilDeliveredAndCounted() throws {
         var book = PushBook()
-        _ = try book.register(token("t"), app: chat, description: "", vapid: nil, connector: .two)
+        _ = try book.register(token("t"), app: chat, description: "", vapid: nil, connector: .two, serverKey: key("t"))
         let body: [UInt8] = [0, 1, 2, 255]
         let received = try #require(try book.receive(body, for: token("t"), serverID: "ntfy-1", at: 5))
         #expect(received.message == PushMessage(id: 1, token: token("t"), serverID: "ntfy-1", body: body, received: 5))
@@ -125,7 +130,7 @@ import Testing
     @Test(arguments: [0, PushBook.maximumMessageBytes + 1])
     func aMessageOfNoBytesOrOver4096IsRefused(_ size: Int) throws {
         var book = PushBook()
-        _ = try book.register(token("t"), app: chat, description: "", vapid: nil, connector: .two)
+        _ = try book.register(token("t"), app: chat, description: "", vapid: nil, connector: .two, serverKey: key("t"))
         let error = #expect(throws: NotifydError.self) {
             try book.receive(Array(repeating: 7, count: size), for: token("t"), serverID: "", at: 0)
         }
@@ -135,8 +140,8 @@ import Testing
 
     @Test func atMostOneHundredAreHeldPerRegistrationOldestDroppedFirst() throws {
         var book = PushBook()
-        _ = try book.register(token("t"), app: chat, description: "", vapid: nil, connector: .two)
-        _ = try book.register(token("other"), app: news, description: "", vapid: nil, connector: .two)
+        _ = try book.register(token("t"), app: chat, description: "", vapid: nil, connector: .two, serverKey: key("t"))
+        _ = try book.register(token("other"), app: news, description: "", vapid: nil, connector: .two, serverKey: key("other"))
         _ = try book.receive([9], for: token("other"), serverID: "", at: 0)
         for index in 1...PushBook.maximumPendingPerRegistration {
             let held = try book.receive([UInt8(index % 256)], for: token("t"), serverID: "\(index)", at: Microseconds(index))
@@ -151,7 +156,7 @@ import Testing
 
     @Test func messagesOverSevenDaysOldAreDropped() throws {
         var book = PushBook()
-        _ = try book.register(token("t"), app: chat, description: "", vapid: nil, connector: .two)
+        _ = try book.register(token("t"), app: chat, description: "", vapid: nil, connector: .two, serverKey: key("t"))
         _ = try book.receive([1], for: token("t"), serverID: "old", at: 0)
         _ = try book.receive([2], for: token("t"), serverID: "newer", at: 2 * Self.day)
         let atSevenDays = book.expire(at: 7 * Self.day)
@@ -165,8 +170,8 @@ import Testing
 
     @Test func unregisteringDropsTheHeldMessagesAndAServerChangeTheEndpoints() throws {
         var book = PushBook()
-        _ = try book.register(token("a"), app: chat, description: "", vapid: nil, connector: .two)
-        _ = try book.register(token("b"), app: chat, description: "", vapid: nil, connector: .one)
+        _ = try book.register(token("a"), app: chat, description: "", vapid: nil, connector: .two, serverKey: key("a"))
+        _ = try book.register(token("b"), app: chat, description: "", vapid: nil, connector: .one, serverKey: key("b"))
         book.setEndpoint("https://one.example/a", for: token("a"))
         book.setEndpoint("https://one.example/b", for: token("b"))
         _ = try book.receive([1], for: token("a"), serverID: "", at: 0)

@@ -33,7 +33,7 @@ import Testing
             var announced: (([String]) -> Void)?
             runner = EffectRunner(
                 emitter: SignalEmitter(connection: connection, path: NotifydNames.objectPath), launcher: launcher,
-                desktop: desktop, waiters: SessionWaiters(), scheduler: scheduler, waker: nil, inhibitor: nil,
+                desktop: desktop, waiters: SessionWaiters(), scheduler: scheduler, waker: nil, sleepLock: SleepLockDemands(inhibitor: nil),
                 logger: logger, propertiesChanged: { announced?($0) })
             announced = { [unowned self] in propertiesAnnounced.append($0) }
         }

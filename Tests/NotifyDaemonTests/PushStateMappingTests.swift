@@ -15,15 +15,20 @@ import Testing
 
     func token(_ text: String) -> PushToken { try! PushToken(text) }
 
+    /// A server key of its own for each token (the daemon's are random).
+    func key(_ text: String) -> PushServerKey {
+        try! PushServerKey(Array(text.utf8.prefix(32)) + [UInt8](repeating: 0, count: max(0, 32 - text.utf8.count)))
+    }
+
     @Test func theBookAfterARestartIsTheBookThatWasCommitted() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notifyd-push-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "PushStateMappingTests")
         var state = NotifydState()
         var batch = PendingBatch(memoryAtStart: state.memoryOnly)
-        batch.add(try state.registerPush(token("a"), app: chat, description: "Chat", vapid: nil, connector: .two).outcome)
-        batch.add(try state.registerPush(token("b"), app: chat, description: "Chat 2", vapid: nil, connector: .one).outcome)
-        batch.add(try state.registerPush(token("c"), app: news, description: "", vapid: nil, connector: .two).outcome)
+        batch.add(try state.registerPush(token("a"), app: chat, description: "Chat", vapid: nil, connector: .two, serverKey: key("a")).outcome)
+        batch.add(try state.registerPush(token("b"), app: chat, description: "Chat 2", vapid: nil, connector: .one, serverKey: key("b")).outcome)
+        batch.add(try state.registerPush(token("c"), app: news, description: "", vapid: nil, connector: .two, serverKey: key("c")).outcome)
         batch.add(state.setPushEndpoint("https://push.example/upAAAAAAAAAAAA?up=1", for: token("a")).outcome)
         let kept = try state.receivePush([0, 255, 10], for: token("a"), serverID: "m1", at: 100)
         let delivered = try state.receivePush([1], for: token("a"), serverID: "m2", at: 200)
@@ -53,11 +58,11 @@ import Testing
         do {
             let store = try StateStore(directory: directory.path)
             store.staged.stagePushRegistration(StoredPushRegistration(
-                token: "good", app: "org.example.Chat", description: "", vapid: nil, connector: 2, endpoint: nil,
-                messages: 0, lastMessage: nil))
+                token: "good", app: "org.example.Chat", serverKey: key("good").bytes, description: "", vapid: nil,
+                connector: 2, endpoint: nil, endpointExpiry: nil, messages: 0, lastMessage: nil))
             store.staged.stagePushRegistration(StoredPushRegistration(
-                token: "bad-app", app: "not an app id", description: "", vapid: nil, connector: 2, endpoint: nil,
-                messages: 0, lastMessage: nil))
+                token: "bad-app", app: "not an app id", serverKey: key("bad-app").bytes, description: "", vapid: nil,
+                connector: 2, endpoint: nil, endpointExpiry: nil, messages: 0, lastMessage: nil))
             try store.commit()
         }
         let restored = try StateMapping.load(from: StateStore(directory: directory.path), logger: Logger(label: "test"))

@@ -8,8 +8,10 @@ import Testing
 /// same batch, a clock step, and what the tables refuse.
 @Suite struct PushStoreTests {
     let registration = StoredPushRegistration(
-        token: "2f1c9a70-5e1b-4a57-9d0e-6f1f0f6a1b2c", app: "org.example.Chat", description: "Chat",
-        vapid: nil, connector: 2, endpoint: "https://push.example/upAbCdEfGhIjKl?up=1", messages: 3, lastMessage: 42)
+        token: "2f1c9a70-5e1b-4a57-9d0e-6f1f0f6a1b2c", app: "org.example.Chat",
+        serverKey: (0..<32).map { UInt8($0 * 7) }, description: "Chat", vapid: nil, connector: 2,
+        endpoint: "https://push.example/upAbCdEfGhIjKl?up=1", endpointExpiry: 1_800_000_000_000_000, messages: 3,
+        lastMessage: 42)
     let everyByte = (0...255).map { UInt8($0) }
 
     func message(_ id: UInt64, token: String? = nil, body: [UInt8] = [1]) -> StoredPushMessage {
@@ -56,6 +58,7 @@ import Testing
             let store = try StateStore(directory: root)
             var other = registration
             other.token = "other"
+            other.serverKey = Array(repeating: 9, count: 32)
             store.staged.stagePushRegistration(registration)
             store.staged.stagePushRegistration(other)
             store.staged.stagePushMessage(message(1))
@@ -83,6 +86,7 @@ import Testing
             try store.commit()
             #expect(try store.loadPushMessages().map(\.received) == [3])
             #expect(try store.loadPushRegistrations().first?.lastMessage == 42, "when a message came is not moved")
+            #expect(try store.loadPushRegistrations().first?.endpointExpiry == 1_800_000_000_000_000 - 7)
         }
     }
 
@@ -95,6 +99,31 @@ import Testing
             #expect(throws: StoreError.self) { try store.commit() }
             #expect(try store.loadPushRegistrations() == [])
             #expect(try store.loadPushMessages() == [])
+        }
+    }
+
+    @Test func theServerIsOneRowSetReplacedAndRemoved() throws {
+        try withTemporaryDirectory { root in
+            let xmpp = StoredPushServer(
+                kind: "xmpp", address: "alice@example.org", host: "127.0.0.1", port: 5222, caFile: "/etc/ca.pem",
+                password: "hunter2")
+            do {
+                let store = try StateStore(directory: root)
+                #expect(try store.loadPushServer() == nil)
+                store.staged.stagePushServer(xmpp)
+                try store.commit()
+            }
+            let reopened = try StateStore(directory: root)
+            #expect(try reopened.loadPushServer() == xmpp)
+            let bare = StoredPushServer(kind: "xmpp", address: "bob@example.org", host: nil, port: nil, caFile: nil, password: "x")
+            reopened.staged.stagePushServer(bare)
+            try reopened.commit()
+            #expect(try reopened.loadPushServer() == bare)
+            reopened.staged.stagePushServer(nil)
+            try reopened.commit()
+            #expect(try reopened.loadPushServer() == nil)
+            reopened.staged.stagePushServer(StoredPushServer(kind: "gopher", address: "x", host: nil, port: nil, caFile: nil, password: nil))
+            #expect(throws: StoreError.self) { try reopened.commit() }
         }
     }
 }

@@ -4,10 +4,14 @@
 extension NotifydState {
     /// `Register` (through `Distributor1` or `Distributor2`).
     public mutating func registerPush(
-        _ token: PushToken, app: AppID, description: String, vapid: String?, connector: ConnectorVersion
+        _ token: PushToken, app: AppID, description: String, vapid: String?, connector: ConnectorVersion,
+        serverKey: PushServerKey
     ) throws(NotifydError) -> Decision<PushBook.Registered> {
-        let registered = try push.register(token, app: app, description: description, vapid: vapid, connector: connector)
-        return Decision(registered, NotifydOutcome(writes: [.pushRegistration(registered.registration)]))
+        let registered = try push.register(
+            token, app: app, description: description, vapid: vapid, connector: connector, serverKey: serverKey)
+        // The specification: NewEndpoint on every Register of a token that has one.
+        let effects: [NotifydEffect] = registered.registration.endpoint == nil ? [] : [.pushNewEndpoint(registered.registration)]
+        return Decision(registered, NotifydOutcome(writes: [.pushRegistration(registered.registration)], effects: effects))
     }
 
     /// `Unregister`: nil, and nothing stored, for a token not known.
@@ -30,19 +34,27 @@ extension NotifydState {
     }
 
     /// The push server gave a registration an endpoint (or took it back:
-    /// nil). True when it changed.
-    public mutating func setPushEndpoint(_ endpoint: String?, for token: PushToken) -> Decision<Bool> {
-        guard push.setEndpoint(endpoint, for: token), let registration = push.registrations[token] else {
+    /// nil), valid until `expiry`. True when the endpoint changed: the
+    /// app's connector gets `NewEndpoint`.
+    public mutating func setPushEndpoint(
+        _ endpoint: String?, expiry: Microseconds? = nil, for token: PushToken
+    ) -> Decision<Bool> {
+        guard let before = push.registrations[token] else { return Decision(false, NotifydOutcome()) }
+        let changed = push.setEndpoint(endpoint, expiry: expiry, for: token)
+        guard let registration = push.registrations[token], registration != before else {
             return Decision(false, NotifydOutcome())
         }
-        return Decision(true, NotifydOutcome(writes: [.pushRegistration(registration)]))
+        let effects: [NotifydEffect] = changed && endpoint != nil ? [.pushNewEndpoint(registration)] : []
+        return Decision(changed, NotifydOutcome(writes: [.pushRegistration(registration)], effects: effects))
     }
 
-    /// The push server changed: every endpoint is forgotten. The tokens
-    /// that had one.
-    public mutating func clearPushEndpoints() -> Decision<[PushToken]> {
-        let cleared = push.clearEndpoints()
-        let writes = cleared.compactMap { token in push.registrations[token].map(StateWrite.pushRegistration) }
+    /// `SetServer`: the new push server (nil: none); every endpoint, which
+    /// the old one gave, is forgotten. Nothing changes for the same settings.
+    public mutating func setPushServer(_ settings: PushServerSettings?) -> Decision<[PushToken]> {
+        guard settings != push.server else { return Decision([], NotifydOutcome()) }
+        let cleared = push.setServer(settings)
+        let writes = [StateWrite.pushServer(settings)]
+            + cleared.compactMap { token in push.registrations[token].map(StateWrite.pushRegistration) }
         return Decision(cleared, NotifydOutcome(writes: writes))
     }
 
@@ -57,7 +69,7 @@ extension NotifydState {
         }
         var writes: [StateWrite] = [.pushMessageHeld(received.message)]
         if !received.dropped.isEmpty { writes.append(.pushMessagesReleased(received.dropped.map(\.id))) }
-        return Decision(received, NotifydOutcome(writes: writes))
+        return Decision(received, NotifydOutcome(writes: writes, effects: [.pushMessageStored(received.message)]))
     }
 
     /// The app's connector took message `id`: released, and counted.

@@ -25,6 +25,10 @@ public struct PushBook: Sendable, Hashable {
     /// Held messages per token, oldest first.
     public internal(set) var pending: [PushToken: [PushMessage]] = [:]
     public internal(set) var lastMessageID: UInt64 = 0
+    /// The push server set with `SetServer`; nil: none.
+    public internal(set) var server: PushServerSettings?
+    /// Each registration's token by its name at the push server.
+    public internal(set) var tokensByServerKey: [PushServerKey: PushToken] = [:]
 
     public init() {}
 
@@ -42,14 +46,17 @@ public struct PushBook: Sendable, Hashable {
         }
     }
 
-    /// Registers `token` for `app`, or renews its registration.
+    /// Registers `token` for `app`, or renews its registration. A new one
+    /// is known to the push server by `serverKey` (fresh random bytes; a
+    /// key in use already is an `InvalidArgs`).
     ///
     /// - Throws: `InvalidArgs` for a description over 100 bytes or a VAPID
     ///   key that is not one; `NotPermitted` when the token is another
     ///   app's; `LimitExceeded` when the app or notifyd has as many
     ///   registrations as it may.
     public mutating func register(
-        _ token: PushToken, app: AppID, description: String, vapid: String?, connector: ConnectorVersion
+        _ token: PushToken, app: AppID, description: String, vapid: String?, connector: ConnectorVersion,
+        serverKey: PushServerKey
     ) throws(NotifydError) -> Registered {
         let descriptionBytes = description.utf8.count
         guard descriptionBytes <= Self.maximumDescriptionBytes else {
@@ -80,9 +87,13 @@ public struct PushBook: Sendable, Hashable {
         guard registrations.count < Self.maximum else {
             throw NotifydError(.limitExceeded, "notifyd keeps at most \(Self.maximum) push registrations")
         }
+        guard tokensByServerKey[serverKey] == nil else {
+            throw NotifydError(.invalidArgs, "this push server key is in use already")
+        }
         let registration = PushRegistration(
-            token: token, app: app, description: description, vapid: vapid, connector: connector)
+            token: token, app: app, serverKey: serverKey, description: description, vapid: vapid, connector: connector)
         registrations[token] = registration
+        tokensByServerKey[serverKey] = token
         return .new(registration)
     }
 
@@ -90,7 +101,9 @@ public struct PushBook: Sendable, Hashable {
     /// token is not known (the specification: ignored).
     public mutating func unregister(_ token: PushToken) -> PushRegistration? {
         pending[token] = nil
-        return registrations.removeValue(forKey: token)
+        guard let removed = registrations.removeValue(forKey: token) else { return nil }
+        tokensByServerKey[removed.serverKey] = nil
+        return removed
     }
 
     /// Removes every registration of `app` (`RemoveRegistrations`), in
@@ -106,14 +119,17 @@ public struct PushBook: Sendable, Hashable {
         registrations.values.filter { $0.app == app }.sorted { $0.token < $1.token }
     }
 
-    /// Sets the endpoint the push server gave a registration. True when it
-    /// changed (the app's connector then gets `NewEndpoint`).
+    /// Sets the endpoint the push server gave a registration, and when it
+    /// expires. True when the endpoint changed (the app's connector then
+    /// gets `NewEndpoint`).
     @discardableResult
-    public mutating func setEndpoint(_ endpoint: String?, for token: PushToken) -> Bool {
-        guard var registration = registrations[token], registration.endpoint != endpoint else { return false }
+    public mutating func setEndpoint(_ endpoint: String?, expiry: Microseconds? = nil, for token: PushToken) -> Bool {
+        guard var registration = registrations[token] else { return false }
+        let changed = registration.endpoint != endpoint
         registration.endpoint = endpoint
+        registration.endpointExpiry = endpoint == nil ? nil : expiry
         registrations[token] = registration
-        return true
+        return changed
     }
 
     /// Forgets every endpoint (the push server changed: each registration is

@@ -7,6 +7,8 @@ public struct PushRegistration: Sendable, Hashable {
     public let token: PushToken
     /// The app, whose bus name the connector is reached at.
     public let app: AppID
+    /// Its name at the push server, made when it was first registered.
+    public let serverKey: PushServerKey
     /// Up to 100 bytes, as the app gave it.
     public var description: String
     /// The VAPID public key the app gave, if any.
@@ -16,17 +18,23 @@ public struct PushRegistration: Sendable, Hashable {
     public var connector: ConnectorVersion
     /// The URL the app's server pushes to; nil until the push server gave one.
     public var endpoint: String?
+    /// When the push server stops taking pushes to the endpoint (wall
+    /// clock, µs), unless it is renewed before; nil when it does not expire.
+    public var endpointExpiry: Microseconds?
     /// Messages delivered to the app, ever.
     public var messages: UInt32
     /// When the last message came (wall clock, µs); nil before the first.
     public var lastMessage: Microseconds?
 
     public init(
-        token: PushToken, app: AppID, description: String, vapid: String? = nil, connector: ConnectorVersion,
-        endpoint: String? = nil, messages: UInt32 = 0, lastMessage: Microseconds? = nil
+        token: PushToken, app: AppID, serverKey: PushServerKey, description: String, vapid: String? = nil,
+        connector: ConnectorVersion, endpoint: String? = nil, endpointExpiry: Microseconds? = nil, messages: UInt32 = 0,
+        lastMessage: Microseconds? = nil
     ) {
         self.token = token
         self.app = app
+        self.serverKey = serverKey
+        self.endpointExpiry = endpointExpiry
         self.description = description
         self.vapid = vapid
         self.connector = connector

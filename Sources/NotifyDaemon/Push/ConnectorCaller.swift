@@ -35,19 +35,67 @@ final class ConnectorCaller {
         }
     }
 
-    private func call(_ app: AppID, _ interface: String, _ member: String, _ arguments: [DBusValue]) {
-        guard let connection else { return }
+    /// `NewEndpoint`: the registration's endpoint, after a registration
+    /// and whenever it changes.
+    func newEndpoint(_ registration: PushRegistration) {
+        guard let endpoint = registration.endpoint else { return }
+        let token = registration.token.rawValue
+        switch registration.connector {
+        case .two:
+            call(
+                registration.app, NotifydNames.connector2Interface, "NewEndpoint",
+                [.vardict(["token": .string(token), "endpoint": .string(endpoint)])])
+        case .one:
+            call(registration.app, NotifydNames.connector1Interface, "NewEndpoint", [.string(token), .string(endpoint)])
+        }
+    }
+
+    /// `Message`: the bytes exactly as the application server sent them,
+    /// with the push server's ID. `taken` gets whether the connector took
+    /// it: Connector2's answer; Connector1's `Message` has no answer
+    /// (`NoReply`), so it counts as taken once the bus has it.
+    func message(_ message: PushMessage, to registration: PushRegistration, taken: @escaping (Bool) -> Void) {
+        let token = registration.token.rawValue
+        switch registration.connector {
+        case .two:
+            var fields: [String: DBusValue] = ["token": .string(token), "message": .array(element: .byte, message.body.map { .byte($0) })]
+            if !message.serverID.isEmpty { fields["id"] = .string(message.serverID) }
+            call(registration.app, NotifydNames.connector2Interface, "Message", [.vardict(fields)], taken: taken)
+        case .one:
+            call(
+                registration.app, NotifydNames.connector1Interface, "Message",
+                [.string(token), .array(element: .byte, message.body.map { .byte($0) }), .string(message.serverID)],
+                noReply: true, taken: taken)
+        }
+    }
+
+    private func call(
+        _ app: AppID, _ interface: String, _ member: String, _ arguments: [DBusValue], noReply: Bool = false,
+        taken: ((Bool) -> Void)? = nil
+    ) {
+        guard let connection else {
+            taken?(false)
+            return
+        }
         do {
             let message = try DBusMessage.methodCall(
                 destination: app.rawValue, path: NotifydNames.connectorPath, interface: interface, member: member,
                 arguments: arguments)
+            if noReply {
+                message.setNoReply(true)
+                _ = try connection.send(message)
+                taken?(true)
+                return
+            }
             try connection.callAsync(message, timeoutMilliseconds: Self.timeoutMilliseconds) { [logger] result in
                 if case .failure(let error) = result {
                     logger.notice("the UnifiedPush connector of \(app) did not take \(member): \(error.name): \(error.message)")
                 }
+                if case .success = result { taken?(true) } else { taken?(false) }
             }
         } catch {
             logger.warning("cannot call \(member) on the UnifiedPush connector of \(app): \(error)")
+            taken?(false)
         }
     }
 }

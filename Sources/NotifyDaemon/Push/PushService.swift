@@ -4,13 +4,18 @@ import NotifyCore
 /// The UnifiedPush distributor's methods (`Distributor2`, `Distributor1`)
 /// and notifyd's own control of it (`org.notifyd.Notifyd1.Push`).
 ///
-/// No push server can be set yet: a registration is stored and answered
-/// `REGISTRATION_FAILED` with `ACTION_REQUIRED`, which the specification
-/// gives for "the user must set the distributor up"; it is kept, and will
-/// be completed with `NewEndpoint` once a server gives it an endpoint.
+/// A registration is stored before `Register` answers. It answers
+/// `REGISTRATION_SUCCEEDED` once the push server gave an endpoint (at
+/// once for a registration that has one; else it waits up to 10 seconds
+/// for a connected server), `REGISTRATION_FAILED` with `ACTION_REQUIRED`
+/// when no server is set and `NETWORK` when the server cannot be reached;
+/// a failed registration is kept and completed with `NewEndpoint` later.
 final class PushService {
     private let committer: Committer
     private let callers: CallerCheck?
+    private let connection: PushConnection?
+    /// Fresh random bytes for a new registration's server key.
+    private let randomKey: () -> [UInt8]
 
     /// The answers of the specification.
     enum Answer {
@@ -18,11 +23,17 @@ final class PushService {
         static let failed = "REGISTRATION_FAILED"
         static let actionRequired = "ACTION_REQUIRED"
         static let unauthorized = "UNAUTHORIZED"
+        static let network = "NETWORK"
     }
 
-    init(committer: Committer, callers: CallerCheck?) {
+    init(
+        committer: Committer, callers: CallerCheck?, connection: PushConnection? = nil,
+        randomKey: @escaping () -> [UInt8] = { (0..<PushServerKey.length).map { _ in UInt8.random(in: 0...255) } }
+    ) {
         self.committer = committer
         self.callers = callers
+        self.connection = connection
+        self.randomKey = randomKey
     }
 
     // MARK: Distributor2 and Distributor1
@@ -30,53 +41,63 @@ final class PushService {
     func register2(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let args = try Self.dictionary(call)
         let (service, token) = (try Self.requiredString(args, "service"), try Self.requiredString(args, "token"))
-        let outcome = try register(
+        return try register(
             call, service: service, token: token, description: Self.string(args, "description") ?? "",
-            vapid: Self.string(args, "vapid"), connector: .two)
-        return answer(call, outcome, [.vardict(["success": .string(outcome.success), "reason": .string(outcome.reason)])])
+            vapid: Self.string(args, "vapid"), connector: .two
+        ) { success, reason in
+            [.vardict(reason.isEmpty ? ["success": .string(success)] : ["success": .string(success), "reason": .string(reason)])]
+        }
     }
 
     func register1(_ call: DBusMethodCall) throws -> DBusMethodResult {
         let (service, token, description): (String, String, String) = (
             try call.argument(0), try call.argument(1), try call.argument(2)
         )
-        let outcome = try register(call, service: service, token: token, description: description, vapid: nil, connector: .one)
-        return answer(call, outcome, [.string(outcome.success), .string(outcome.reason)])
+        return try register(call, service: service, token: token, description: description, vapid: nil, connector: .one) {
+            [.string($0), .string($1)]
+        }
     }
 
-    /// What `Register` answers, and whether it waits for its commit.
-    struct RegisterOutcome {
-        let success: String
-        let reason: String
-        let stored: Bool
-    }
-
-    /// Decode, authorize, decide, store: a caller that may not act for the
-    /// app, or an app at its limit, gets `REGISTRATION_FAILED` with the
-    /// specification's reason and nothing is stored.
+    /// Decode, authorize, decide, store, answer: a caller that may not act
+    /// for the app, or an app at its limit, gets `REGISTRATION_FAILED` with
+    /// the specification's reason and nothing is stored. `values` makes
+    /// the reply of an answer and its reason ("" for none).
     private func register(
         _ call: DBusMethodCall, service: String, token text: String, description: String, vapid: String?,
-        connector: ConnectorVersion
-    ) throws -> RegisterOutcome {
+        connector: ConnectorVersion, values: @escaping (String, String) -> [DBusValue]
+    ) throws -> DBusMethodResult {
         let app = try AppID(service)
         let token = try PushToken(text)
         if let refusal = Self.refusal(of: { () throws(NotifydError) in try callers?.authorize(call, for: app) }) {
             guard refusal.code == .notPermitted else { throw refusal }
-            return RegisterOutcome(success: Answer.failed, reason: Answer.unauthorized, stored: false)
+            return .reply(values(Answer.failed, Answer.unauthorized))
         }
+        let key = try PushServerKey(randomKey())
+        var registered: PushBook.Registered?
         let decided = Self.refusal { () throws(NotifydError) in
-            try committer.apply { (state) throws(NotifydError) in
-                try state.registerPush(token, app: app, description: description, vapid: vapid, connector: connector)
+            registered = try committer.apply { (state) throws(NotifydError) in
+                try state.registerPush(token, app: app, description: description, vapid: vapid, connector: connector, serverKey: key)
             }
         }
         if let refusal = decided {
             switch refusal.code {
-            case .limitExceeded: return RegisterOutcome(success: Answer.failed, reason: Answer.actionRequired, stored: false)
-            case .notPermitted: return RegisterOutcome(success: Answer.failed, reason: Answer.unauthorized, stored: false)
+            case .limitExceeded: return .reply(values(Answer.failed, Answer.actionRequired))
+            case .notPermitted: return .reply(values(Answer.failed, Answer.unauthorized))
             default: throw refusal
             }
         }
-        return RegisterOutcome(success: Answer.failed, reason: Answer.actionRequired, stored: true)
+        guard let registration = registered?.registration else { throw NotifydError(.storageFailed, "the registration was not kept") }
+        connection?.delivery.deliverHeld(for: app)
+        if registration.endpoint != nil { return committer.respond(call, values(Answer.succeeded, "")) }
+        guard let connection, committer.current.push.server != nil else {
+            return committer.respond(call, values(Answer.failed, Answer.actionRequired))
+        }
+        guard connection.isConnected else { return committer.respond(call, values(Answer.failed, Answer.network)) }
+        connection.registered(registration)
+        let waiting = connection.waitingRegistrations.wait(call, for: token) { success in
+            success ? values(Answer.succeeded, "") : values(Answer.failed, Answer.network)
+        }
+        return waiting ? .deferred : committer.respond(call, values(Answer.failed, Answer.network))
     }
 
     /// The error `body` threw, or nil.
@@ -87,11 +108,6 @@ final class PushService {
         } catch {
             return error
         }
-    }
-
-    /// A stored registration is answered once it is on disk.
-    private func answer(_ call: DBusMethodCall, _ outcome: RegisterOutcome, _ values: [DBusValue]) -> DBusMethodResult {
-        outcome.stored ? committer.respond(call, values) : .reply(values)
     }
 
     func unregister2(_ call: DBusMethodCall) throws -> DBusMethodResult {
@@ -115,17 +131,69 @@ final class PushService {
     // MARK: org.notifyd.Notifyd1.Push
 
     func status(_ call: DBusMethodCall) throws -> DBusMethodResult {
-        committer.read(call) { [committer] in
+        committer.read(call) { [committer, connection] in
             let push = committer.committed.push
+            let state = push.server == nil ? .notConfigured : connection?.state ?? .notConfigured
             return .reply([
                 .vardict([
-                    "kind": .string("none"), "address": .string(""), "state": .string("not-configured"),
-                    "reason": .string("No push server is set, so apps' registrations wait for one."),
+                    "kind": .string(push.server?.kind.rawValue ?? "none"), "address": .string(push.server?.address ?? ""),
+                    "state": .string(state.name), "reason": .string(state.reason),
                     "registrations": .uint32(UInt32(push.registrations.count)),
                     "pending-messages": .uint32(UInt32(push.heldCount)),
                 ])
             ])
         }
+    }
+
+    /// `SetServer(kind, address, options)`: the user's choice of push
+    /// server, for every app, so a caller that acts for one app only (a
+    /// sandboxed one) may not. Stored before the answer; then every
+    /// registration is asked of the new server, and its app gets
+    /// `NewEndpoint`.
+    func setServer(_ call: DBusMethodCall) throws -> DBusMethodResult {
+        let (kind, address): (String, String) = (try call.argument(0), try call.argument(1))
+        guard let options = call.arguments.dropFirst(2).first?.vardictEntries else {
+            throw NotifydError(.invalidArgs, "the options must be an a{sv}")
+        }
+        let settings = try Self.serverSettings(kind: kind, address: address, options: options)
+        try callers?.authorizeForAllApps(call)
+        committer.apply { $0.setPushServer(settings) }
+        connection?.connect(settings)
+        return committer.respond(call, [])
+    }
+
+    /// The settings `SetServer` names, or `InvalidArgs` saying what is wrong.
+    static func serverSettings(kind: String, address: String, options: [String: DBusValue]) throws(NotifydError)
+        -> PushServerSettings?
+    {
+        let known: Set = ["password", "host", "port", "ca-file"]
+        if let unknown = options.keys.sorted().first(where: { !known.contains($0) }) {
+            throw NotifydError(.invalidArgs, "unknown option '\(unknown)'; the options are \(known.sorted().joined(separator: ", "))")
+        }
+        if kind == "none" {
+            guard address.isEmpty, options.isEmpty else {
+                throw NotifydError(.invalidArgs, "'none' takes no address and no options")
+            }
+            return nil
+        }
+        guard let serverKind = PushServerSettings.Kind(rawValue: kind) else {
+            throw NotifydError(.invalidArgs, "unknown push server kind '\(kind)'; it is xmpp, ntfy or none")
+        }
+        guard serverKind == .xmpp else {
+            throw NotifydError(.invalidArgs, "ntfy servers are not supported by this build yet; use xmpp")
+        }
+        var port: UInt16?
+        switch options["port"] {
+        case .uint16(let value)?: port = value
+        case nil: port = nil
+        case let other?: throw NotifydError(.invalidArgs, "'port' must be a q (uint16), not '\(other.signature)'")
+        }
+        let settings = try PushServerSettings(
+            kind: serverKind, address: address, host: try string(options, "host"), port: port,
+            caFile: try string(options, "ca-file"),
+            password: try string(options, "password").map { (text) throws(NotifydError) in try PushSecret(text) })
+        _ = try XMPPServerLink.clientSettings(settings)
+        return settings
     }
 
     func list(_ call: DBusMethodCall) throws -> DBusMethodResult {

@@ -6,9 +6,33 @@ import NotifyStore
 extension StateMapping {
     static func row(_ registration: PushRegistration) -> StoredPushRegistration {
         StoredPushRegistration(
-            token: registration.token.rawValue, app: registration.app.rawValue, description: registration.description,
-            vapid: registration.vapid, connector: registration.connector.rawValue, endpoint: registration.endpoint,
-            messages: registration.messages, lastMessage: registration.lastMessage)
+            token: registration.token.rawValue, app: registration.app.rawValue, serverKey: registration.serverKey.bytes,
+            description: registration.description, vapid: registration.vapid,
+            connector: registration.connector.rawValue, endpoint: registration.endpoint,
+            endpointExpiry: registration.endpointExpiry, messages: registration.messages,
+            lastMessage: registration.lastMessage)
+    }
+
+    static func row(_ server: PushServerSettings) -> StoredPushServer {
+        StoredPushServer(
+            kind: server.kind.rawValue, address: server.address, host: server.host, port: server.port,
+            caFile: server.caFile, password: server.password?.rawValue)
+    }
+
+    /// The push server as stored; nil (with a warning) when the row no
+    /// longer validates.
+    static func pushServer(from row: StoredPushServer, logger: Logger) -> PushServerSettings? {
+        do throws(NotifydError) {
+            guard let kind = PushServerSettings.Kind(rawValue: row.kind) else {
+                throw NotifydError(.invalidArgs, "unknown kind '\(row.kind)'")
+            }
+            return try PushServerSettings(
+                kind: kind, address: row.address, host: row.host, port: row.port, caFile: row.caFile,
+                password: row.password.map { (text) throws(NotifydError) in try PushSecret(text) })
+        } catch {
+            logger.warning("the stored push server is not valid (\(error.message)); no push server is set")
+            return nil
+        }
     }
 
     static func row(_ message: PushMessage) -> StoredPushMessage {
@@ -24,15 +48,16 @@ extension StateMapping {
         var registrations: [PushRegistration] = []
         for row in try store.loadPushRegistrations() {
             guard let token = try? PushToken(row.token), let app = try? AppID(row.app),
-                let connector = ConnectorVersion(rawValue: row.connector)
+                let connector = ConnectorVersion(rawValue: row.connector), let key = try? PushServerKey(row.serverKey)
             else {
-                logger.warning("skipping a stored push registration of '\(AppID.printable(row.app))' (invalid token, app ID or connector)")
+                logger.warning("skipping a stored push registration of '\(AppID.printable(row.app))' (invalid token, app ID, key or connector)")
                 continue
             }
             registrations.append(
                 PushRegistration(
-                    token: token, app: app, description: row.description, vapid: row.vapid, connector: connector,
-                    endpoint: row.endpoint, messages: row.messages, lastMessage: row.lastMessage))
+                    token: token, app: app, serverKey: key, description: row.description, vapid: row.vapid,
+                    connector: connector, endpoint: row.endpoint, endpointExpiry: row.endpointExpiry,
+                    messages: row.messages, lastMessage: row.lastMessage))
         }
         var held: [PushMessage] = []
         var highest: UInt64 = 0
@@ -44,6 +69,7 @@ extension StateMapping {
             }
             held.append(PushMessage(id: row.id, token: token, serverID: row.serverID, body: row.body, received: row.received))
         }
-        return PushBook(restoring: registrations, held: held, lastMessageID: highest)
+        let server = try store.loadPushServer().flatMap { pushServer(from: $0, logger: logger) }
+        return PushBook(restoring: registrations, held: held, lastMessageID: highest, server: server)
     }
 }

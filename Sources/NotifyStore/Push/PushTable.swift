@@ -1,50 +1,4 @@
-/// A UnifiedPush registration, as stored (SPEC "Remote notifications").
-public struct StoredPushRegistration: Sendable, Hashable {
-    public var token: String
-    public var app: String
-    public var description: String
-    public var vapid: String?
-    /// 1 or 2: the connector interface notifyd calls.
-    public var connector: Int
-    public var endpoint: String?
-    public var messages: UInt32
-    /// Unix µs of the last message delivered.
-    public var lastMessage: Int64?
-
-    public init(
-        token: String, app: String, description: String, vapid: String?, connector: Int, endpoint: String?,
-        messages: UInt32, lastMessage: Int64?
-    ) {
-        self.token = token
-        self.app = app
-        self.description = description
-        self.vapid = vapid
-        self.connector = connector
-        self.endpoint = endpoint
-        self.messages = messages
-        self.lastMessage = lastMessage
-    }
-}
-
-/// A push message held for its registration until delivered, as stored.
-public struct StoredPushMessage: Sendable, Hashable {
-    public var id: UInt64
-    public var token: String
-    public var serverID: String
-    public var body: [UInt8]
-    /// Unix µs; moved when the wall clock is set.
-    public var received: Int64
-
-    public init(id: UInt64, token: String, serverID: String, body: [UInt8], received: Int64) {
-        self.id = id
-        self.token = token
-        self.serverID = serverID
-        self.body = body
-        self.received = received
-    }
-}
-
-/// The `push_registrations` and `push_messages` tables. Removing a
+/// The `push_registrations`, `push_messages` and `push_server` tables. Removing a
 /// registration removes the messages held for it.
 struct PushTable {
     private let upsertRegistration: SQLiteStatement
@@ -53,21 +7,32 @@ struct PushTable {
     private let insertMessage: SQLiteStatement
     private let deleteMessage: SQLiteStatement
     private let shiftMessages: SQLiteStatement
+    private let shiftExpiries: SQLiteStatement
+    private let replaceServer: SQLiteStatement
+    private let deleteServer: SQLiteStatement
 
     init(database: SQLiteDatabase) throws {
         upsertRegistration = try database.prepare("""
             INSERT INTO push_registrations (token, app_id, description, vapid, connector, endpoint, messages,
-                last_message_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                last_message_us, server_key, endpoint_expiry_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             ON CONFLICT (token) DO UPDATE SET app_id = excluded.app_id, description = excluded.description,
                 vapid = excluded.vapid, connector = excluded.connector, endpoint = excluded.endpoint,
-                messages = excluded.messages, last_message_us = excluded.last_message_us
+                messages = excluded.messages, last_message_us = excluded.last_message_us,
+                server_key = excluded.server_key, endpoint_expiry_us = excluded.endpoint_expiry_us
             """)
+        replaceServer = try database.prepare("""
+            INSERT OR REPLACE INTO push_server (id, kind, address, host, port, ca_file, password)
+            VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)
+            """)
+        deleteServer = try database.prepare("DELETE FROM push_server")
         deleteRegistration = try database.prepare("DELETE FROM push_registrations WHERE token = ?1")
         deleteMessagesOfToken = try database.prepare("DELETE FROM push_messages WHERE token = ?1")
         insertMessage = try database.prepare(
             "INSERT INTO push_messages (id, token, server_id, body, received_us) VALUES (?1, ?2, ?3, ?4, ?5)")
         deleteMessage = try database.prepare("DELETE FROM push_messages WHERE id = ?1")
         shiftMessages = try database.prepare("UPDATE push_messages SET received_us = received_us + ?1")
+        shiftExpiries = try database.prepare(
+            "UPDATE push_registrations SET endpoint_expiry_us = endpoint_expiry_us + ?1 WHERE endpoint_expiry_us IS NOT NULL")
     }
 
     func write(_ registration: StoredPushRegistration) throws {
@@ -86,6 +51,29 @@ struct PushTable {
         }
         try statement.bind(Int64(registration.messages), at: 7)
         if let last = registration.lastMessage { try statement.bind(last, at: 8) } else { try statement.bindNull(at: 8) }
+        try statement.bind(bytes: registration.serverKey, at: 9)
+        if let expiry = registration.endpointExpiry { try statement.bind(expiry, at: 10) } else { try statement.bindNull(at: 10) }
+        _ = try statement.step()
+    }
+
+    /// Sets the one row of the push server, or removes it (nil).
+    func setServer(_ server: StoredPushServer?) throws {
+        guard let server else {
+            deleteServer.reset()
+            defer { deleteServer.reset() }
+            _ = try deleteServer.step()
+            return
+        }
+        let statement = replaceServer
+        statement.reset()
+        defer { statement.reset() }
+        try statement.bind(server.kind, at: 1)
+        try statement.bind(server.address, at: 2)
+        let optionals: [(String?, Int)] = [(server.host, 3), (server.caFile, 5), (server.password, 6)]
+        for (value, index) in optionals {
+            if let value { try statement.bind(value, at: index) } else { try statement.bindNull(at: index) }
+        }
+        if let port = server.port { try statement.bind(Int64(port), at: 4) } else { try statement.bindNull(at: 4) }
         _ = try statement.step()
     }
 
@@ -119,29 +107,43 @@ struct PushTable {
 
     /// Moves every held message's receipt by `delta` µs (the wall clock was set).
     func shift(by delta: Int64) throws {
-        shiftMessages.reset()
-        defer { shiftMessages.reset() }
-        try shiftMessages.bind(delta, at: 1)
-        _ = try shiftMessages.step()
+        for statement in [shiftMessages, shiftExpiries] {
+            statement.reset()
+            defer { statement.reset() }
+            try statement.bind(delta, at: 1)
+            _ = try statement.step()
+        }
     }
 
     static func loadRegistrations(from database: SQLiteDatabase) throws -> [StoredPushRegistration] {
         let select = try database.prepare("""
-            SELECT token, app_id, description, vapid, connector, endpoint, messages, last_message_us
+            SELECT token, app_id, description, vapid, connector, endpoint, messages, last_message_us, server_key,
+                endpoint_expiry_us
             FROM push_registrations ORDER BY token
             """)
         var rows: [StoredPushRegistration] = []
         while try select.step() {
             guard let token = select.string(at: 0), let app = select.string(at: 1),
-                let description = select.string(at: 2), let messages = UInt32(exactly: select.int64(at: 6))
+                let description = select.string(at: 2), let messages = UInt32(exactly: select.int64(at: 6)),
+                let serverKey = select.bytes(at: 8)
             else { continue }
             rows.append(
                 StoredPushRegistration(
-                    token: token, app: app, description: description, vapid: select.string(at: 3),
-                    connector: Int(select.int64(at: 4)), endpoint: select.string(at: 5), messages: messages,
+                    token: token, app: app, serverKey: serverKey, description: description, vapid: select.string(at: 3),
+                    connector: Int(select.int64(at: 4)), endpoint: select.string(at: 5),
+                    endpointExpiry: select.isNull(at: 9) ? nil : select.int64(at: 9), messages: messages,
                     lastMessage: select.isNull(at: 7) ? nil : select.int64(at: 7)))
         }
         return rows
+    }
+
+    static func loadServer(from database: SQLiteDatabase) throws -> StoredPushServer? {
+        let select = try database.prepare("SELECT kind, address, host, port, ca_file, password FROM push_server WHERE id = 1")
+        guard try select.step(), let kind = select.string(at: 0), let address = select.string(at: 1) else { return nil }
+        return StoredPushServer(
+            kind: kind, address: address, host: select.string(at: 2),
+            port: select.isNull(at: 3) ? nil : UInt16(exactly: select.int64(at: 3)), caFile: select.string(at: 4),
+            password: select.string(at: 5))
     }
 
     static func loadMessages(from database: SQLiteDatabase) throws -> [StoredPushMessage] {
@@ -155,43 +157,5 @@ struct PushTable {
             rows.append(StoredPushMessage(id: id, token: token, serverID: serverID, body: body, received: select.int64(at: 4)))
         }
         return rows
-    }
-}
-
-extension StateStore {
-    /// Every stored push registration, by token.
-    public func loadPushRegistrations() throws -> [StoredPushRegistration] {
-        try PushTable.loadRegistrations(from: database)
-    }
-
-    /// Every push message held, by ID (oldest first).
-    public func loadPushMessages() throws -> [StoredPushMessage] {
-        try PushTable.loadMessages(from: database)
-    }
-}
-
-extension StateWrites {
-    // MARK: UnifiedPush
-
-    /// Stages a registration as it is now (a later one of the same token
-    /// replaces it). No I/O.
-    public mutating func stagePushRegistration(_ registration: StoredPushRegistration) {
-        stage(.pushRegistration(registration))
-    }
-
-    /// Stages the removal of a registration and of every message held for
-    /// it, applied after what was staged before it. No I/O.
-    public mutating func stagePushRegistrationRemoval(token: String) {
-        stage(.pushRegistrationRemoval(token: token))
-    }
-
-    /// Stages the insert of a message held for its registration. No I/O.
-    public mutating func stagePushMessage(_ message: StoredPushMessage) {
-        stage(.pushMessage(message))
-    }
-
-    /// Stages the removal of a held message (delivered, or dropped). No I/O.
-    public mutating func stagePushMessageRemoval(id: UInt64) {
-        stage(.pushMessageRemoval(id: id))
     }
 }

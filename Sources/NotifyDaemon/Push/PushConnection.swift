@@ -1,0 +1,184 @@
+import DBus
+import Logging
+import NotifyCore
+
+/// The distributor's side facing the push server, on the bus loop: it
+/// owns the one ``PushServerLink`` (made again when the server is set),
+/// asks it for the endpoints registrations lack or that expire soon, takes
+/// what it reports through the core, and keeps its state for `GetStatus`.
+final class PushConnection {
+    private let committer: Committer
+    private let loop: EventLoop
+    private let clock: any DaemonClock
+    private let logger: Logger
+    let delivery: PushDelivery
+    private var link: (any PushServerLink)?
+    /// Where the link stands; `not-configured` without a server.
+    private(set) var state = PushServerLinkState.notConfigured
+    /// The answers owed to the server for messages not committed yet, by
+    /// notifyd's message ID.
+    private var answers: [UInt64: PushServerAnswer] = [:]
+    /// Keys asked for and not answered yet (asked once per connection).
+    private var asked: Set<PushServerKey> = []
+    /// `Register` calls waiting for the server's answer.
+    let waitingRegistrations: PushRegistrationWaiters
+    private var renewal: ClockWake?
+
+    /// An endpoint is asked for again this long before it expires.
+    static let renewalMargin: Microseconds = 3_600 * 1_000_000
+
+    init(committer: Committer, loop: EventLoop, clock: any DaemonClock, delivery: PushDelivery, logger: Logger) {
+        self.committer = committer
+        self.loop = loop
+        self.clock = clock
+        self.delivery = delivery
+        self.logger = logger
+        waitingRegistrations = PushRegistrationWaiters(committer: committer, loop: loop, clock: clock)
+    }
+
+    /// Connects to the stored server, if any, and delivers what was held.
+    func start() {
+        connect(committer.current.push.server)
+        delivery.deliverHeld()
+    }
+
+    /// Ends the link (its thread joined).
+    func stop() {
+        link?.stop()
+        link = nil
+        renewal?.cancel()
+        renewal = nil
+        waitingRegistrations.failAll()
+    }
+
+    /// Whether pushes can arrive now.
+    var isConnected: Bool { state == .connected }
+
+    /// Replaces the link with one for `settings` (nil: none).
+    func connect(_ settings: PushServerSettings?) {
+        link?.stop()
+        link = nil
+        answers.removeAll()
+        asked.removeAll()
+        waitingRegistrations.failAll()
+        guard let settings else {
+            state = .notConfigured
+            return
+        }
+        do throws(NotifydError) {
+            switch settings.kind {
+            case .xmpp:
+                link = try XMPPServerLink(settings: settings, loop: loop) { [weak self] in self?.handle($0) }
+            case .ntfy:
+                throw NotifydError(.invalidArgs, "ntfy servers are not supported by this build yet")
+            }
+            state = .connecting
+        } catch {
+            state = .disconnected(error.message)
+            logger.warning("cannot connect to the push server \(settings.address): \(error.message)")
+        }
+    }
+
+    /// A registration was stored (new, or again): asked for an endpoint
+    /// when it has none and the server is connected.
+    func registered(_ registration: PushRegistration) {
+        guard registration.endpoint == nil, isConnected else { return }
+        ask(registration.serverKey)
+    }
+
+    /// A registration was removed: the server is told where it can be.
+    func removed(_ registration: PushRegistration) {
+        link?.forget(registration.serverKey)
+        asked.remove(registration.serverKey)
+    }
+
+    /// The message is committed: the server may forget it, and the app gets it.
+    func stored(_ message: PushMessage) {
+        if let answer = answers.removeValue(forKey: message.id) { link?.acknowledge(answer) }
+        delivery.deliver(message)
+    }
+
+    private func ask(_ key: PushServerKey) {
+        guard let link, !asked.contains(key) else { return }
+        asked.insert(key)
+        link.register(key)
+    }
+
+    private func handle(_ event: PushServerLinkEvent) {
+        switch event {
+        case .state(let new):
+            state = new
+            if new == .connected {
+                asked.removeAll()
+                renewEndpoints()
+            } else {
+                asked.removeAll()
+                waitingRegistrations.failAll()
+            }
+        case .registered(let key, let endpoint, let expiry):
+            asked.remove(key)
+            guard let token = committer.current.push.tokensByServerKey[key] else { return }
+            committer.apply { $0.setPushEndpoint(endpoint, expiry: expiry, for: token) }
+            waitingRegistrations.succeeded(token)
+            scheduleRenewal()
+        case .registrationFailed(let key, let reason):
+            asked.remove(key)
+            guard let token = committer.current.push.tokensByServerKey[key] else { return }
+            logger.notice("the push server did not register \(token) of \(committer.current.push.registrations[token]?.app.rawValue ?? "?"): \(reason)")
+            waitingRegistrations.failed(token)
+        case .message(let key, let body, let serverID, let answer):
+            receive(body, for: key, serverID: serverID, answer: answer)
+        case .unknownMessage(let answer):
+            link?.refuse(answer)
+        }
+    }
+
+    private func receive(_ body: [UInt8], for key: PushServerKey, serverID: String, answer: PushServerAnswer) {
+        guard let token = committer.current.push.tokensByServerKey[key] else {
+            link?.refuse(answer)
+            return
+        }
+        let now = clock.now()
+        do {
+            let received = try committer.apply { (state) throws(NotifydError) in
+                try state.receivePush(body, for: token, serverID: serverID, at: now)
+            }
+            guard let received else {
+                link?.refuse(answer)
+                return
+            }
+            answers[received.message.id] = answer
+            for dropped in received.dropped {
+                logger.notice("dropped push message \(dropped.id) for \(token): the app did not take it, and newer ones came")
+            }
+        } catch {
+            logger.notice("refused a push message for \(token): \(error.message)")
+            link?.refuse(answer)
+        }
+    }
+
+    /// Asks for every endpoint missing or expiring within the margin.
+    private func renewEndpoints() {
+        guard isConnected else { return }
+        let limit = clock.now() + Self.renewalMargin
+        for registration in committer.current.push.needingEndpoints(before: limit) { ask(registration.serverKey) }
+        scheduleRenewal()
+    }
+
+    /// One wake, at the soonest expiry less the margin; none when nothing expires.
+    private func scheduleRenewal() {
+        renewal?.cancel()
+        renewal = nil
+        guard let expiry = committer.current.push.nextEndpointExpiry else { return }
+        let delay = max(60_000_000, expiry - Self.renewalMargin - clock.now())
+        renewal = clock.wake(after: delay, on: loop) { [weak self] in
+            self?.renewal = nil
+            self?.renewEndpoints()
+        }
+    }
+}
+
+extension PushServerLinkState {
+    static let notConfigured = PushServerLinkState(
+        name: "not-configured", reason: "No push server is set, so apps' registrations wait for one.")
+}

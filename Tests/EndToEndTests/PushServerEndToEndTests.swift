@@ -1,0 +1,167 @@
+import DBus
+import Foundation
+import NotifyTesting
+import Testing
+
+/// notifyd as a UnifiedPush distributor with a real push server: a private
+/// Prosody with `mod_unified_push`, connected over STARTTLS verified
+/// against a CA made for the test. Apps are separate python3-dbus
+/// connectors that D-Bus starts on demand (``ActivatableConnector``);
+/// pushes are POSTed by `curl` processes, as an application server does.
+@Suite(.serialized) struct PushServerEndToEndTests {
+    static let push = "org.notifyd.Notifyd1.Push"
+
+    /// notifyd, Prosody, and notifyd set to the Prosody account, connected.
+    final class Setup: Sendable {
+        let prosody: ProsodyServer
+        let fixture: Fixture
+
+        init() throws {
+            prosody = try ProsodyServer()
+            fixture = try Fixture()
+            try fixture.call(
+                PushServerEndToEndTests.push, "SetServer",
+                [
+                    .string("xmpp"), .string(prosody.jid),
+                    .vardict([
+                        "password": .string(ProsodyServer.password), "host": .string("127.0.0.1"),
+                        "port": .uint16(prosody.clientPort), "ca-file": .string(prosody.caFile),
+                    ]),
+                ])
+            try waitUntil("notifyd connected to Prosody", seconds: 20) { try self.status()["state"] == .string("connected") }
+        }
+
+        func status() throws -> [String: DBusValue] {
+            try fixture.call(PushServerEndToEndTests.push, "GetStatus").first?.vardictEntries ?? [:]
+        }
+
+        /// The details ListRegistrations gives the registration of `app`.
+        func details(of app: String) throws -> [String: DBusValue] {
+            guard case .array(_, let rows)? = try fixture.call(PushServerEndToEndTests.push, "ListRegistrations").first else { return [:] }
+            for case .structure(let fields) in rows where fields.first == .string(app) {
+                return fields.last?.vardictEntries ?? [:]
+            }
+            return [:]
+        }
+    }
+
+    @Test func aPushReachesAConnectorThatDBusStartsByteForByte() throws {
+        let setup = try Setup()
+        let connector = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Chat")
+        let answer = try connector.register(token: "chat-token-1", description: "Chat")
+        #expect(answer.success == "REGISTRATION_SUCCEEDED" && answer.reason == "", "\(answer)")
+        let endpoint = try connector.waitFor("NewEndpoint") { $0.member == "NewEndpoint" }
+        #expect(endpoint.token == "chat-token-1")
+        #expect(endpoint.endpoint.hasPrefix("http://localhost:\(setup.prosody.httpPort)/push/"), "\(endpoint.endpoint)")
+        #expect(try setup.details(of: "org.example.Chat")["endpoint"] == .string(endpoint.endpoint))
+
+        for body in [(0...255).map { UInt8($0) }, (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }] {
+            let count = connector.records.count
+            let post = try setup.prosody.startPost(body, to: endpoint.endpoint)
+            #expect(try post.status() == 201)
+            let message = try connector.waitFor("the message", after: count) { $0.member == "Message" }
+            #expect(message.message == body)
+            #expect(message.token == "chat-token-1")
+            #expect(!message.id.isEmpty)
+        }
+        try waitUntil("both messages counted as delivered") {
+            try setup.details(of: "org.example.Chat")["messages"] == .uint32(2)
+        }
+        #expect(try setup.details(of: "org.example.Chat")["pending"] == .uint32(0))
+
+        // The app crashed: the next push starts it again.
+        try connector.kill()
+        let count = connector.records.count
+        let post = try setup.prosody.startPost([42], to: endpoint.endpoint)
+        #expect(try post.status() == 201)
+        try connector.waitFor("a message after its restart", after: count) { $0.member == "Message" && $0.message == [42] }
+        #expect(connector.records.filter { $0.member == "started" }.count == 2)
+    }
+
+    @Test func aMessageTheAppDoesNotTakeIsKeptAndDeliveredWhenItRegistersAgain() throws {
+        let setup = try Setup()
+        let failing = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Flaky", refuseMessages: true)
+        #expect(try failing.register(token: "flaky-1").success == "REGISTRATION_SUCCEEDED")
+        let endpoint = try failing.waitFor("NewEndpoint") { $0.member == "NewEndpoint" }.endpoint
+        // Stored, so the server hears 201, though the app fails it.
+        #expect(try setup.prosody.startPost([1, 2, 3], to: endpoint).status() == 201)
+        try waitUntil("the message held for the app") { try setup.details(of: "org.example.Flaky")["pending"] == .uint32(1) }
+        #expect(try setup.status()["pending-messages"] == .uint32(1))
+        // The app is fixed (its new version installed) and registers again.
+        try failing.kill()
+        let fixed = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Flaky")
+        #expect(try fixed.register(token: "flaky-1").success == "REGISTRATION_SUCCEEDED")
+        let message = try fixed.waitFor("the held message") { $0.member == "Message" }
+        #expect(message.message == [1, 2, 3])
+        try waitUntil("no message held") { try setup.details(of: "org.example.Flaky")["pending"] == .uint32(0) }
+    }
+
+    @Test func aMessageAcknowledgedBeforeAKillIsDeliveredAfterTheRestart() throws {
+        let setup = try Setup()
+        let failing = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Mail", refuseMessages: true)
+        #expect(try failing.register(token: "mail-1").success == "REGISTRATION_SUCCEEDED")
+        let endpoint = try failing.waitFor("NewEndpoint") { $0.member == "NewEndpoint" }.endpoint
+        #expect(try setup.prosody.startPost(Array("hello".utf8), to: endpoint).status() == 201)
+        try waitUntil("the message held") { try setup.details(of: "org.example.Mail")["pending"] == .uint32(1) }
+        try failing.kill()
+        let fixed = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Mail")
+        try setup.fixture.daemon.crashAndRestart()
+        let message = try fixed.waitFor("the message after notifyd's restart") { $0.member == "Message" }
+        #expect(message.message == Array("hello".utf8))
+        // The restarted notifyd connects again by itself, and the endpoint still works.
+        try waitUntil("connected again", seconds: 20) { try setup.status()["state"] == .string("connected") }
+        let count = fixed.records.count
+        #expect(try setup.prosody.startPost([9], to: endpoint).status() == 201)
+        try fixed.waitFor("a new message", after: count) { $0.member == "Message" && $0.message == [9] }
+    }
+
+    @Test func unregisteringTellsTheAppAndThePushServerRefusesTheOldEndpoint() throws {
+        let setup = try Setup()
+        let connector = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.News", version: 1)
+        #expect(try connector.register(token: "news-1").success == "REGISTRATION_SUCCEEDED")
+        let endpoint = try connector.waitFor("NewEndpoint") { $0.member == "NewEndpoint" }.endpoint
+        #expect(try setup.prosody.startPost([5], to: endpoint).status() == 201)
+        try connector.waitFor("the message through Connector1") { $0.member == "Message" && $0.message == [5] }
+        try setup.fixture.client.call(
+            destination: "org.unifiedpush.Distributor.notifyd", path: "/org/unifiedpush/Distributor",
+            interface: "org.unifiedpush.Distributor1", member: "Unregister", [.string("news-1")])
+        try connector.waitFor("Unregistered") { $0.member == "Unregistered" }
+        #expect(try setup.prosody.startPost([6], to: endpoint).status() == 404)
+    }
+
+    @Test func theStatusSaysAWrongPasswordInWordsAndBadSettingsAreRefused() throws {
+        let prosody = try ProsodyServer()
+        let fixture = try Fixture()
+        try fixture.call(
+            Self.push, "SetServer",
+            [
+                .string("xmpp"), .string(prosody.jid),
+                .vardict([
+                    "password": .string("wrong"), "host": .string("127.0.0.1"), "port": .uint16(prosody.clientPort),
+                    "ca-file": .string(prosody.caFile),
+                ]),
+            ])
+        var status: [String: DBusValue] = [:]
+        try waitUntil("authentication-failed", seconds: 20) {
+            status = try fixture.call(Self.push, "GetStatus").first?.vardictEntries ?? [:]
+            return status["state"] == .string("authentication-failed")
+        }
+        #expect("\(status["reason"] ?? .string(""))".contains("password"))
+        #expect(!"\(status)".contains("wrong"), "never the password")
+        let listing = try runProcess(
+            Executables.notifyctl, ["push", "status"], environment: ["DBUS_SESSION_BUS_ADDRESS": fixture.bus.address])
+        #expect(listing.stdout.contains("authentication-failed"), "\(listing.stdout)")
+        // Bad settings are refused in words, and nothing changes.
+        for (kind, address, options) in [
+            ("xmpp", "not a jid", ["password": DBusValue.string("x")]), ("xmpp", "a@b", [:]), ("gopher", "a@b", [:]),
+            ("xmpp", "a@b", ["password": .string("x"), "port": .string("5222")]), ("none", "a@b", [:]),
+            ("xmpp", "a@b", ["password": .string("x"), "colour": .string("red")]),
+        ] {
+            let error = #expect(throws: DBusError.self) {
+                try fixture.call(Self.push, "SetServer", [.string(kind), .string(address), .vardict(options)])
+            }
+            #expect(error?.name == "org.freedesktop.DBus.Error.InvalidArgs", "\(kind) \(address) \(options)")
+        }
+        #expect(try fixture.call(Self.push, "GetStatus").first?.vardictEntries?["address"] == .string(prosody.jid))
+    }
+}
