@@ -1,3 +1,4 @@
+import CLinux
 import CStrophe
 import Glibc
 import Synchronization

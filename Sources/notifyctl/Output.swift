@@ -26,9 +26,10 @@ enum Output {
         standardError("notifyctl: \(message)")
     }
 
-    /// Writes text and a line feed to standard error, unbuffered.
-    static func standardError(_ text: String) {
-        let bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)
+    /// Writes text and (unless `newline` is false) a line feed to standard
+    /// error, unbuffered.
+    static func standardError(_ text: String, newline: Bool = true) {
+        let bytes = Array((text.hasSuffix("\n") || !newline ? text : text + "\n").utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in

@@ -9,15 +9,17 @@ struct PushCommand: ParsableCommand {
         abstract: "Show and manage notifyd's UnifiedPush distributor (remote notifications).",
         discussion: """
             Apps that speak UnifiedPush (NeoChat, Tokodon, Tuba, ...) register with a distributor on the \
-            bus; notifyd is one, as org.unifiedpush.Distributor.notifyd. Push servers are not available \
-            yet: registrations are kept and wait for one.
+            bus; notifyd is one, as org.unifiedpush.Distributor.notifyd. It keeps one connection to the \
+            push server set with `notifyctl push server` (an XMPP account); registrations made before one \
+            is set are kept and completed then.
 
             Examples:
+              notifyctl push server xmpp alice@example.org
               notifyctl push status
               notifyctl push list
               notifyctl push remove org.kde.neochat
             """,
-        subcommands: [PushStatus.self, PushList.self, PushRemove.self])
+        subcommands: [PushStatus.self, PushList.self, PushRemove.self, PushServer.self])
 }
 
 /// `notifyctl push status`: `GetStatus`.
