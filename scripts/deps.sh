@@ -9,7 +9,7 @@ NOTIFYD_RUN_PACKAGES=(dbus-daemon dbus-bin libnotify-bin)
 # prosody, prosody-modules (mod_unified_push), openssl and patch: the private
 # push server of Tests/NotifyPushTests (NotifyTesting's ProsodyServer).
 NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info python3-dbus xdg-dbus-proxy faketime iproute2 python3-gi libglib2.0-bin
-    prosody prosody-modules openssl patch)
+    prosody prosody-modules openssl patch python3-venv)
 # The desktops notifyd is checked on (Tests/DesktopTests, docs/DESKTOPS.md):
 # six notification servers, a compositor for notify-osd, a dock, GNOME Shell
 # with Dash to Dock (gjs runs its notification helper: only a Recommends of
@@ -76,4 +76,15 @@ notifyd_run_tests() {
         status=1
     fi
     return "$status"
+}
+
+# A real Web Push application server for the push tests: pywebpush and
+# http-ece from PyPI, in .build/test-python (python3-dbus and python3-gi of
+# Debian visible in it), made once.
+notifyd_test_python() {
+    local venv=.build/test-python
+    if ! "$venv/bin/python" -c 'import pywebpush, http_ece, dbus, gi' 2>/dev/null; then
+        /usr/bin/python3 -m venv --system-site-packages "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check 'pywebpush>=2,<3' 'http-ece>=1.1,<2'
+    fi
 }

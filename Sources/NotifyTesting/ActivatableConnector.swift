@@ -20,6 +20,9 @@ public final class ActivatableConnector: Sendable {
         public let message: [UInt8]
         public let id: String
         public let pid: Int32
+        /// What the message decrypted to, with the subscription's keys
+        /// (``WebPushSender``); empty without them.
+        public let plaintext: [UInt8]
     }
 
     public let app: String
@@ -29,8 +32,13 @@ public final class ActivatableConnector: Sendable {
 
     /// Installs the connector of `app` on `bus` (not started: D-Bus starts
     /// it on the first call). `refuseMessages`: its `Message` fails, as an
-    /// app that crashes while handling one does.
-    public init(bus: TestBus, app: String, version: Int = 2, refuseMessages: Bool = false) throws {
+    /// app that crashes while handling one does. With `webPush`, it
+    /// decrypts each message with the subscription's keys (`http_ece`), in
+    /// the Python environment that has them.
+    public init(
+        bus: TestBus, app: String, version: Int = 2, refuseMessages: Bool = false,
+        webPush: WebPushSender.Subscription? = nil
+    ) throws {
         self.bus = bus
         self.app = app
         self.version = version
@@ -40,8 +48,8 @@ public final class ActivatableConnector: Sendable {
         let script = directory.appendingPathComponent("connector.py").path
         try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
         try bus.installService(
-            name: app, executable: "/usr/bin/python3",
-            arguments: [script, recordPath, app, String(version), refuseMessages ? "refuse" : "take"])
+            name: app, executable: webPush == nil ? "/usr/bin/python3" : try WebPushSender.python(),
+            arguments: [script, recordPath, app, String(version), refuseMessages ? "refuse" : "take", webPush?.keysPath ?? "none"])
     }
 
     /// What the connector got so far, in order.
@@ -49,18 +57,23 @@ public final class ActivatableConnector: Sendable {
         guard let text = try? String(contentsOfFile: recordPath, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
-            let hex = object["message"] as? String ?? ""
-            var bytes: [UInt8] = []
-            var index = hex.startIndex
-            while let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), index < hex.endIndex {
-                if let byte = UInt8(hex[index..<next], radix: 16) { bytes.append(byte) }
-                index = next
-            }
             return Record(
                 member: object["member"] as? String ?? "", token: object["token"] as? String ?? "",
-                endpoint: object["endpoint"] as? String ?? "", message: bytes, id: object["id"] as? String ?? "",
-                pid: Int32(object["pid"] as? Int ?? 0))
+                endpoint: object["endpoint"] as? String ?? "", message: Self.bytes(hex: object["message"] as? String),
+                id: object["id"] as? String ?? "", pid: Int32(object["pid"] as? Int ?? 0),
+                plaintext: Self.bytes(hex: object["plaintext"] as? String))
         }
+    }
+
+    private static func bytes(hex: String?) -> [UInt8] {
+        guard let hex else { return [] }
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
+            if let byte = UInt8(hex[index..<next], radix: 16) { bytes.append(byte) }
+            index = next
+        }
+        return bytes
     }
 
     /// The first record after the first `skipping` that `match` accepts,
@@ -88,11 +101,14 @@ public final class ActivatableConnector: Sendable {
 
     /// Calls `Register` from a short-lived process; its answer as
     /// `(success, reason)`.
-    public func register(token: String, description: String = "") throws -> (success: String, reason: String) {
+    public func register(token: String, description: String = "", vapid: String? = nil) throws
+        -> (success: String, reason: String)
+    {
         let call = version == 2
             ? """
-              answer = distributor.Register({'service': sys.argv[1], 'token': sys.argv[2], 'description': sys.argv[3]},
-                                            dbus_interface='org.unifiedpush.Distributor2', timeout=60)
+              args = {'service': sys.argv[1], 'token': sys.argv[2], 'description': sys.argv[3]}
+              if len(sys.argv) > 4: args['vapid'] = sys.argv[4]
+              answer = distributor.Register(args, dbus_interface='org.unifiedpush.Distributor2', timeout=60)
               print(answer['success']); print(answer.get('reason', ''))
               """
             : """
@@ -107,7 +123,8 @@ public final class ActivatableConnector: Sendable {
             \(call)
             """
         let result = try runProcess(
-            "/usr/bin/python3", ["-c", program, app, token, description], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            "/usr/bin/python3", ["-c", program, app, token, description] + (vapid.map { [$0] } ?? []),
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         guard result.status == 0 else { throw TestFailure("Register of \(app) failed: \(result.stderr)") }
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         return (lines.first ?? "", lines.count > 1 ? lines[1] : "")
@@ -120,8 +137,19 @@ public final class ActivatableConnector: Sendable {
         from dbus.mainloop.glib import DBusGMainLoop
         from gi.repository import GLib
 
-        record_path, app, version, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+        record_path, app, version, mode, keys_path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
         DBusGMainLoop(set_as_default=True)
+
+        def decrypt(body):
+            # The app's side of Web Push (RFC 8291), when it has a subscription's keys.
+            if keys_path == "none":
+                return ''
+            import base64, http_ece
+            from cryptography.hazmat.primitives import serialization
+            keys = json.load(open(keys_path))
+            private = serialization.load_pem_private_key(keys['private_pem'].encode(), password=None)
+            auth = base64.urlsafe_b64decode(keys['auth'] + '=' * (-len(keys['auth']) % 4))
+            return http_ece.decrypt(body, private_key=private, auth_secret=auth, version='aes128gcm').hex()
         bus = dbus.SessionBus()
 
         def record(**fields):
@@ -133,7 +161,9 @@ public final class ActivatableConnector: Sendable {
             def Message(self, args):
                 if mode == 'refuse':
                     raise dbus.exceptions.DBusException('the app failed', name='org.example.Error.Failed')
-                record(member='Message', token=str(args['token']), message=bytes(args['message']).hex(), id=str(args.get('id', '')))
+                body = bytes(args['message'])
+                record(member='Message', token=str(args['token']), message=body.hex(), id=str(args.get('id', '')),
+                       plaintext=decrypt(body))
                 return dbus.Dictionary({'id': args.get('id', '')}, signature='sv')
 
             @dbus.service.method('org.unifiedpush.Connector2', in_signature='a{sv}', out_signature='a{sv}')
@@ -149,7 +179,8 @@ public final class ActivatableConnector: Sendable {
         class Connector1(dbus.service.Object):
             @dbus.service.method('org.unifiedpush.Connector1', in_signature='says', out_signature='', byte_arrays=True)
             def Message(self, token, message, identifier):
-                record(member='Message', token=str(token), message=bytes(message).hex(), id=str(identifier))
+                record(member='Message', token=str(token), message=bytes(message).hex(), id=str(identifier),
+                       plaintext=decrypt(bytes(message)))
 
             @dbus.service.method('org.unifiedpush.Connector1', in_signature='ss', out_signature='')
             def NewEndpoint(self, token, endpoint):

@@ -90,8 +90,10 @@ struct PushServer: ParsableCommand {
         guard tcgetattr(0, &saved) == 0 else { throw NotifyctlError(.usage, "cannot read the terminal's settings") }
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
-        Output.standardError(prompt, newline: false)
+        // Echo off before the prompt, as getpass does: what is typed after
+        // the prompt must not be flushed.
         tcsetattr(0, TCSAFLUSH, &quiet)
+        Output.standardError(prompt, newline: false)
         let line = readLine(strippingNewline: true)
         tcsetattr(0, TCSAFLUSH, &saved)
         Output.standardError("")

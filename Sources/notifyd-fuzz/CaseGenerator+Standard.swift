@@ -88,7 +88,7 @@ extension CaseGenerator {
         }
         // The distributor: a registration of the fuzzer's own (stored, and
         // answered ACTION_REQUIRED with no push server; at the limits too),
-        // and unregistrations, of its tokens or of none.
+        // unregistrations, of its tokens or of none, and no push server.
         let token = DBusValue.string("fuzz-\(seed)-\(index)")
         let pushApp = DBusValue.string(Legit.pushApp)
         options += [
@@ -101,6 +101,10 @@ extension CaseGenerator {
             (NotifydNames.distributor1Interface, "Unregister", [token], returns(NotifydNames.distributor1Interface, "Unregister")),
             (NotifydNames.pushInterface, "GetStatus", [], returns(NotifydNames.pushInterface, "GetStatus")),
             (NotifydNames.pushInterface, "ListRegistrations", [], returns(NotifydNames.pushInterface, "ListRegistrations")),
+            // No push server, set again: a no-op (a real server would make
+            // the fuzzed daemon connect out).
+            (NotifydNames.pushInterface, "SetServer", [.string("none"), .string(""), .vardict([:])],
+             returns(NotifydNames.pushInterface, "SetServer")),
         ]
         var (interface, member, arguments, expectation) = rng.pick(options)
         if prepared, rng.chance(0.3) {

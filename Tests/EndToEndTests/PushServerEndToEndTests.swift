@@ -80,6 +80,52 @@ import Testing
         #expect(connector.records.filter { $0.member == "started" }.count == 2)
     }
 
+    /// A real application server: pywebpush encrypts (RFC 8291) and signs
+    /// (VAPID) for the app's subscription; notifyd hands the ciphertext on
+    /// untouched, and the app decrypts it with `http_ece`.
+    @Test func aWebPushFromARealSenderIsDecryptedByTheApp() throws {
+        let setup = try Setup()
+        let directory = setup.fixture.bus.directory.appendingPathComponent("webpush")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let subscription = try WebPushSender.makeSubscription(in: directory)
+        #expect(subscription.vapidPublicKey.count == 87)
+        let connector = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Tuba", webPush: subscription)
+        let answer = try connector.register(token: "tuba-1", description: "Tuba", vapid: subscription.vapidPublicKey)
+        #expect(answer.success == "REGISTRATION_SUCCEEDED", "\(answer)")
+        let endpoint = try connector.waitFor("NewEndpoint") { $0.member == "NewEndpoint" }.endpoint
+        let plaintext = Array(#"{"title":"Nouveau message","body":"Ça marche ✓"}"#.utf8)
+        #expect(try WebPushSender.send(plaintext, to: endpoint, for: subscription) == 201)
+        let message = try connector.waitFor("the Web Push message") { $0.member == "Message" }
+        #expect(message.plaintext == plaintext)
+        #expect(message.message.count > plaintext.count, "the app got the ciphertext, not the text")
+        #expect(!String(decoding: message.message, as: UTF8.self).contains("Nouveau"))
+    }
+
+    @Test func whenProsodyRestartsNotifydSaysSoThenReconnectsByItselfAndTheEndpointStillWorks() throws {
+        let setup = try Setup()
+        let connector = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Steady")
+        #expect(try connector.register(token: "steady-1").success == "REGISTRATION_SUCCEEDED")
+        let endpoint = try connector.waitFor("NewEndpoint") { $0.member == "NewEndpoint" }.endpoint
+        setup.prosody.stop()
+        var status: [String: DBusValue] = [:]
+        try waitUntil("disconnected", seconds: 20) {
+            status = try setup.status()
+            return status["state"] == .string("disconnected")
+        }
+        #expect("\(status["reason"] ?? .string(""))".contains("tries again"), "\(status)")
+        // A registration now is kept and answered NETWORK.
+        let other = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Later")
+        let later = try other.register(token: "later-1")
+        #expect(later.success == "REGISTRATION_FAILED" && later.reason == "NETWORK", "\(later)")
+        try setup.prosody.start()
+        try waitUntil("connected again", seconds: 30) { try setup.status()["state"] == .string("connected") }
+        // The registration made meanwhile is completed with NewEndpoint.
+        try other.waitFor("its endpoint once connected") { $0.member == "NewEndpoint" }
+        let count = connector.records.count
+        #expect(try setup.prosody.startPost([7, 7], to: endpoint).status() == 201)
+        try connector.waitFor("a message after the restart", after: count) { $0.member == "Message" && $0.message == [7, 7] }
+    }
+
     @Test func aMessageTheAppDoesNotTakeIsKeptAndDeliveredWhenItRegistersAgain() throws {
         let setup = try Setup()
         let failing = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Flaky", refuseMessages: true)
@@ -178,7 +224,8 @@ import Testing
             "--ca-file", prosody.caFile,
         ]
         let terminal = """
-            import os, pty, subprocess, sys
+            import os, pty, signal, subprocess, sys
+            signal.alarm(30)  # a bound: never a hang
             primary, secondary = pty.openpty()
             child = subprocess.Popen(sys.argv[2:], stdin=secondary, stdout=secondary, stderr=secondary, close_fds=True)
             os.close(secondary)
