@@ -71,19 +71,20 @@ extension StropheSession {
     /// A `<push/>`: handed on when it is well formed and within bounds,
     /// else refused at once.
     func receivedPush(_ stanza: OpaquePointer) {
-        guard let id = text(xmpp_stanza_get_id(stanza)) else { return }  // nothing to answer
-        let from = text(xmpp_stanza_get_from(stanza)) ?? settings?.domain
-        guard let push = xmpp_stanza_get_child_by_name_and_ns(stanza, "push", unifiedPushNamespace),
-            openPushes.count < Self.openPushLimit,
-            let application = decodeBase64(xmpp_stanza_get_attribute(push, "application"), limit: 64),
-            let instance = decodeBase64(xmpp_stanza_get_attribute(push, "instance"), limit: 64),
-            let body = pushBody(push)
-        else {
-            send(answerTo: id, to: from, accepted: false)
+        guard let context else { return }
+        switch PushStanza.read(stanza, context: context, defaultSender: settings?.domain) {
+        case .unanswerable:
             return
+        case .malformed(let id, let from):
+            send(answerTo: id, to: from, accepted: false)
+        case .push(let id, let from, let application, let instance, let body):
+            guard openPushes.count < Self.openPushLimit else {
+                send(answerTo: id, to: from, accepted: false)
+                return
+            }
+            openPushes[PushID(id)] = from ?? ""
+            emit(.push(PushMessage(id: PushID(id), application: application, instance: instance, body: body)))
         }
-        openPushes[PushID(id)] = from ?? ""
-        emit(.push(PushMessage(id: PushID(id), application: application, instance: instance, body: body)))
     }
 
     /// Answers a push handed on before; nothing when it is unknown or its
@@ -119,29 +120,6 @@ extension StropheSession {
         } catch {
             // Out of memory: the server's own timeout answers the sender.
         }
-    }
-
-    /// The push's body, decoded, when it is 1 to 4096 bytes of valid base64.
-    private func pushBody(_ push: OpaquePointer) -> [UInt8]? {
-        guard let context, let encoded = xmpp_stanza_get_text(push) else { return nil }
-        defer { xmpp_free(context, encoded) }
-        guard strnlen(encoded, Self.encodedBodyLimit + 1) <= Self.encodedBodyLimit else { return nil }
-        guard let body = decodeBase64(UnsafePointer(encoded), limit: Self.bodyLimit), !body.isEmpty else { return nil }
-        return body
-    }
-
-    /// `encoded` decoded, when it is valid base64 of at most `limit` bytes.
-    private func decodeBase64(_ encoded: UnsafePointer<CChar>?, limit: Int) -> [UInt8]? {
-        guard let context, let encoded else { return nil }
-        let length = strnlen(encoded, limit * 2 + 8)
-        guard length <= limit * 4 / 3 + 4 else { return nil }
-        var decoded: UnsafeMutablePointer<UInt8>?
-        var count = 0
-        xmpp_base64_decode_bin(context, encoded, length, &decoded, &count)
-        guard let decoded else { return nil }
-        defer { xmpp_free(context, decoded) }
-        guard count <= limit else { return nil }
-        return Array(UnsafeBufferPointer(start: decoded, count: count))
     }
 
     /// `bytes` in base64, as libstrophe writes it.
