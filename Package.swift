@@ -4,7 +4,8 @@
 // only (libdbus, epoll, timerfd, libnotify): no other platform is declared.
 //
 // Layers, with one-way arrows:
-//   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite, CStrophe)
+//   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite, CStrophe,
+//   CLibsecret)
 //   -> DBus (a Swift layer over libdbus and the event loop; knows nothing of
 //      notifications)
 //   -> NotifyCore (pure, in feature folders: the books of badges, sessions,
@@ -112,6 +113,9 @@ let package = Package(
         .systemLibrary(
             name: "CStrophe", pkgConfig: "libstrophe",
             providers: [.apt(["libstrophe-dev"])]),
+        .systemLibrary(
+            name: "CLibsecret", pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]),
 
         // MARK: Libraries
         .target(
