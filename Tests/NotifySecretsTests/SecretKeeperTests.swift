@@ -136,10 +136,15 @@ struct SecretKeeperTests {
         #expect(removed == .unavailable(reason: "the keyring holding the password is locked and was not unlocked"))
     }
 
-    @Test("after stop, calls are answered unavailable at once")
+    @Test("the keeper's thread is named notifyd-secrets; after stop, calls are answered unavailable at once")
     func stopped() throws {
         let bus = try TestBus()
         let keeper = try SecretKeeper(busAddress: bus.address)
+        try waitUntil("a thread named notifyd-secrets runs") {
+            ProcReader.directoryEntries("/proc/self/task").contains {
+                ProcReader.readFile("/proc/self/task/\($0)/comm") == "notifyd-secrets\n"
+            }
+        }
         keeper.stop()
         let stored: SecretOutcome = try answer("store after stop") {
             keeper.store(Self.password, account: "alice", server: "push.example", label: "notifyd", done: $0)
