@@ -136,6 +136,32 @@ struct SecretKeeperTests {
         #expect(removed == .unavailable(reason: "the keyring holding the password is locked and was not unlocked"))
     }
 
+    @Test("the bus goes away under the keeper: unavailable, the process not signalled, and it connects again when asked")
+    func busGoesAway() throws {
+        let keyring = try KeyringSession()
+        let keeper = try SecretKeeper(busAddress: keyring.bus.address)
+        defer { keeper.stop() }
+        let stored: SecretOutcome = try answer("stored") {
+            keeper.store(Self.password, account: "alice", server: "push.example", label: "notifyd", done: $0)
+        }
+        #expect(stored == .storedInSecretService)
+        keyring.bus.stop()
+        _ = keyring.bus.process.wait()
+        // The first call may still find the connection open (its close not
+        // yet noticed): it fails on it; the next one finds it closed and
+        // tries to connect again, which fails too.
+        var reasons: [String] = []
+        try waitUntil("the keeper tried to connect again") {
+            let looked: SecretLookup = try answer("lookup without a bus") {
+                keeper.lookup(account: "alice", server: "push.example", done: $0)
+            }
+            guard case .unavailable(let reason) = looked else { throw TestFailure("answered \(looked) without a bus") }
+            reasons.append(reason)
+            return reason.hasPrefix("connecting to the session bus failed")
+        }
+        #expect(reasons.allSatisfy { !$0.contains(Self.password) })
+    }
+
     @Test("the keeper's thread is named notifyd-secrets; after stop, calls are answered unavailable at once")
     func stopped() throws {
         let bus = try TestBus()
