@@ -95,8 +95,7 @@ static inline void notifyd_push_password_store(
 
 // Searches for the push password items of `account` on `server`, unlocking
 // them if need be (the service may prompt) and loading their secrets when
-// `load_secrets`;
-// finish with secret_service_search_finish. A search, not
+// `load_secrets`; finish with secret_service_search_finish. A search, not
 // secret_service_lookup: that one answers "nothing" when the unlock fails,
 // which would read as "no password stored"; the search returns the items
 // still locked instead.

@@ -63,7 +63,8 @@ public final class SecretKeeper: Sendable {
 
     /// Stores `password` for `account` on `server` in the Secret Service's
     /// default collection, replacing the one stored before; `label` is what
-    /// a keyring manager (Seahorse) shows.
+    /// a keyring manager (Seahorse) shows. A locked default collection is
+    /// asked to unlock first (the service may prompt, within the bound).
     ///
     /// - Parameter done: called once, on the keeper's thread, with
     ///   `.storedInSecretService` or `.unavailable(reason:)`.
@@ -91,7 +92,8 @@ public final class SecretKeeper: Sendable {
     }
 
     /// Stops the keeper: calls not yet started are answered `.unavailable`
-    /// at once, the one under way finishes (within its bound), the
+    /// at once, the one under way finishes (each of its D-Bus steps within
+    /// the bound: a store into a locked keyring takes up to four), the
     /// connection closes and the thread is joined (unless called from the
     /// keeper's own thread, which then ends by itself). Later calls are
     /// answered `.unavailable`.
