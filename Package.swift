@@ -4,7 +4,8 @@
 // only (libdbus, epoll, timerfd, libnotify): no other platform is declared.
 //
 // Layers, with one-way arrows:
-//   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite, CStrophe)
+//   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite, CStrophe,
+//   CLibsecret)
 //   -> DBus (a Swift layer over libdbus and the event loop; knows nothing of
 //      notifications)
 //   -> NotifyCore (pure, in feature folders: the books of badges, sessions,
@@ -112,6 +113,9 @@ let package = Package(
         .systemLibrary(
             name: "CStrophe", pkgConfig: "libstrophe",
             providers: [.apt(["libstrophe-dev"])]),
+        .systemLibrary(
+            name: "CLibsecret", pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]),
 
         // MARK: Libraries
         .target(
@@ -132,6 +136,10 @@ let package = Package(
         // The XMPP UnifiedPush client (libstrophe on a thread of its own);
         // knows nothing of the daemon, which hops its events onto its loop.
         .target(name: "NotifyPush", dependencies: ["CStrophe", "CLinux"], swiftSettings: strictSettings),
+        // The push password in the Secret Service (libsecret on a thread of
+        // its own, on a D-Bus connection of its own); the caller falls back
+        // to its own store when none answers.
+        .target(name: "NotifySecrets", dependencies: ["CLibsecret"], swiftSettings: strictSettings),
         .target(
             name: "NotifyDesktop",
             dependencies: [
@@ -208,6 +216,9 @@ let package = Package(
         // Against a private Prosody with mod_unified_push (NotifyTesting's ProsodyServer).
         .testTarget(
             name: "NotifyPushTests", dependencies: ["NotifyPush", "NotifyTesting"], swiftSettings: strictSettings),
+        // Against a real gnome-keyring-daemon on a private bus.
+        .testTarget(
+            name: "NotifySecretsTests", dependencies: ["NotifySecrets", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "BrowserBridgeTests", dependencies: ["BrowserBridge", "DBus"], swiftSettings: strictSettings),
         .testTarget(
             name: "NotifyDesktopTests", dependencies: ["NotifyDesktop", "DBus", "NotifyTesting", "CGioUnix"],
