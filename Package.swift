@@ -150,7 +150,7 @@ let package = Package(
         .target(
             name: "NotifyDaemon",
             dependencies: [
-                "DBus", "NotifyCore", "NotifyStore", "NotifyDesktop", "NotifyPush",
+                "DBus", "NotifyCore", "NotifyStore", "NotifyDesktop", "NotifyPush", "NotifySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),

@@ -140,7 +140,7 @@ public final class Notifyd {
         pushConnection = PushConnection(
             committer: committer, loop: loop, clock: clock,
             delivery: PushDelivery(committer: committer, connectors: connectors, sleepLock: sleepLock, logger: logger),
-            logger: logger)
+            passwords: PushPasswordKeeper(loop: loop, bus: configuration.bus, logger: logger), logger: logger)
         effects = EffectRunner(
             emitter: emitter, launcher: launcher, desktop: popups, waiters: waiters, scheduler: fetchScheduler,
             waker: FetchWaker(connection: connection, desktop: glib, loop: loop, logger: logger),

@@ -299,4 +299,58 @@ import Testing
             ProcReader.readFile("/proc/\(pid)/task/\(task)/comm")?.hasPrefix("notifyd-xmpp") == true
         }, "the XMPP client's thread is among those measured")
     }
+
+    /// The password goes to the Secret Service when one answers (a real
+    /// gnome-keyring-daemon on the test's bus), not to the state database;
+    /// after a `kill -9`, notifyd finds it there and connects; setting no
+    /// server removes it.
+    @Test func thePasswordIsKeptInTheSecretServiceAndFoundThereAfterARestart() throws {
+        let prosody = try ProsodyServer()
+        let fixture = try Fixture()
+        let keyring = try KeyringSession(on: fixture.bus)
+        try fixture.call(
+            Self.push, "SetServer",
+            [
+                .string("xmpp"), .string(prosody.jid),
+                .vardict([
+                    "password": .string(ProsodyServer.password), "host": .string("127.0.0.1"),
+                    "port": .uint16(prosody.clientPort), "ca-file": .string(prosody.caFile),
+                ]),
+            ])
+        func state() throws -> DBusValue? { try fixture.call(Self.push, "GetStatus").first?.vardictEntries?["state"] }
+        try waitUntil("connected", seconds: 20) { try state() == .string("connected") }
+        #expect(try keyring.itemCount(attribute: "account", value: prosody.jid) == 1)
+        #expect(try storedPassword(fixture) == "|1", "no password in the state database, only where it is")
+        try fixture.daemon.crashAndRestart()
+        try waitUntil("connected again with the password from the Secret Service", seconds: 20) {
+            try state() == .string("connected")
+        }
+        try fixture.call(Self.push, "SetServer", [.string("none"), .string(""), .vardict([:])])
+        try waitUntil("the password removed from the Secret Service") {
+            try keyring.itemCount(attribute: "account", value: prosody.jid) == 0
+        }
+    }
+
+    /// Without a Secret Service, the password is in the state database
+    /// (mode 0600): `password|password_in_secret_service`.
+    @Test func withoutASecretServiceThePasswordIsInTheStateDatabaseReadableByTheUserAlone() throws {
+        let prosody = try ProsodyServer()
+        let fixture = try Fixture()
+        try fixture.call(
+            Self.push, "SetServer",
+            [.string("xmpp"), .string(prosody.jid), .vardict(["password": .string(ProsodyServer.password), "host": .string("127.0.0.1"),
+              "port": .uint16(prosody.clientPort), "ca-file": .string(prosody.caFile)])])
+        #expect(try storedPassword(fixture) == "\(ProsodyServer.password)|0")
+        var status = stat()
+        #expect(stat(fixture.daemon.stateDirectory.appendingPathComponent("state.sqlite3").path, &status) == 0)
+        #expect(status.st_mode & 0o077 == 0, "the state database is the user's alone")
+    }
+
+    /// The push server's row as `password|password_in_secret_service`.
+    func storedPassword(_ fixture: Fixture) throws -> String {
+        let database = fixture.daemon.stateDirectory.appendingPathComponent("state.sqlite3").path
+        let result = try runProcess(
+            "/usr/bin/sqlite3", ["file:\(database)?mode=ro", "SELECT password, password_in_secret_service FROM push_server"])
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }

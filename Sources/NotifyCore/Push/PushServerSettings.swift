@@ -19,18 +19,23 @@ public struct PushServerSettings: Sendable, Hashable {
     public let port: UInt16?
     /// A PEM file of CAs to verify the server's certificate with.
     public let caFile: String?
-    /// The account's password (XMPP); never shown, never logged.
-    public let password: PushSecret?
+    /// The account's password (XMPP); never shown, never logged. Nil in a
+    /// state restored while the Secret Service keeps it.
+    public private(set) var password: PushSecret?
+    /// Where the password is kept: the Secret Service (true), or notifyd's
+    /// state database (false), which only the user can read.
+    public private(set) var passwordInSecretService: Bool
 
     /// At most this many bytes of address, host or CA file path.
     public static let maximumFieldBytes = 1_024
 
     /// Checks the settings, or throws `InvalidArgs` saying what is wrong:
-    /// an XMPP address must be `user@domain` with a password; an ntfy
-    /// address an `http` or `https` URL without a query.
+    /// an XMPP address must be `user@domain` with a password (or one the
+    /// Secret Service keeps); an ntfy address an `http` or `https` URL
+    /// without a query.
     public init(
         kind: Kind, address: String, host: String? = nil, port: UInt16? = nil, caFile: String? = nil,
-        password: PushSecret? = nil
+        password: PushSecret? = nil, passwordInSecretService: Bool = false
     ) throws(NotifydError) {
         for (name, value) in [("address", address), ("host", host ?? "x"), ("ca-file", caFile ?? "/")] {
             guard !value.isEmpty, value.utf8.count <= Self.maximumFieldBytes,
@@ -50,7 +55,7 @@ public struct PushServerSettings: Sendable, Hashable {
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !address.contains("/") else {
                 throw NotifydError(.invalidArgs, "an XMPP address is user@domain, without a resource: \(address)")
             }
-            guard password != nil else {
+            guard password != nil || passwordInSecretService else {
                 throw NotifydError(.invalidArgs, "an XMPP account needs its password ('password')")
             }
         case .ntfy:
@@ -66,6 +71,16 @@ public struct PushServerSettings: Sendable, Hashable {
         self.port = port
         self.caFile = caFile
         self.password = password
+        self.passwordInSecretService = passwordInSecretService
+    }
+
+    /// The same settings, the password kept where `inSecretService` says
+    /// (and, when given, `password` in memory).
+    public func keepingPassword(inSecretService: Bool, password: PushSecret? = nil) -> PushServerSettings {
+        var copy = self
+        copy.password = password ?? self.password
+        copy.passwordInSecretService = inSecretService
+        return copy
     }
 }
 

@@ -12,6 +12,8 @@ final class PushConnection {
     private let clock: any DaemonClock
     private let logger: Logger
     let delivery: PushDelivery
+    /// Where the server's password is kept.
+    let passwords: PushPasswordKeeper
     private var link: (any PushServerLink)?
     /// Where the link stands; `not-configured` without a server.
     private(set) var state = PushServerLinkState.notConfigured
@@ -27,8 +29,12 @@ final class PushConnection {
     /// An endpoint is asked for again this long before it expires.
     static let renewalMargin: Microseconds = 3_600 * 1_000_000
 
-    init(committer: Committer, loop: EventLoop, clock: any DaemonClock, delivery: PushDelivery, logger: Logger) {
+    init(
+        committer: Committer, loop: EventLoop, clock: any DaemonClock, delivery: PushDelivery,
+        passwords: PushPasswordKeeper, logger: Logger
+    ) {
         self.committer = committer
+        self.passwords = passwords
         self.loop = loop
         self.clock = clock
         self.delivery = delivery
@@ -36,16 +42,28 @@ final class PushConnection {
         waitingRegistrations = PushRegistrationWaiters(committer: committer, loop: loop, clock: clock)
     }
 
-    /// Connects to the stored server, if any, and delivers what was held.
+    /// Connects to the stored server, if any (its password from the Secret
+    /// Service when it keeps it), and delivers what was held.
     func start() {
-        connect(committer.current.push.server)
         delivery.deliverHeld()
+        guard let stored = committer.current.push.server else { return }
+        state = .connecting
+        passwords.restore(stored) { [weak self] restored in
+            guard let self, committer.current.push.server == stored else { return }  // set again meanwhile
+            switch restored {
+            case .success(let settings): connect(settings)
+            case .failure(let error):
+                state = .authenticationFailed(error.message)
+                logger.warning("cannot connect to the push server \(stored.address): \(error.message)")
+            }
+        }
     }
 
     /// Ends the link (its thread joined).
     func stop() {
         link?.stop()
         link = nil
+        passwords.stop()
         renewal?.cancel()
         renewal = nil
         waitingRegistrations.failAll()

@@ -157,7 +157,25 @@ final class PushService {
         }
         let settings = try Self.serverSettings(kind: kind, address: address, options: options)
         try callers?.authorizeForAllApps(call)
+        guard let connection, let settings else { return apply(nil, answering: call) }
+        // The password goes to the Secret Service first (on its thread);
+        // the settings are stored once it says where the password is.
+        connection.passwords.keep(settings) { [weak self] kept in
+            guard let self else { return call.fail(NotifydError(.storageFailed, "notifyd is stopping")) }
+            if case .reply(let values) = apply(kept, answering: call) { call.reply(values) }
+        }
+        return .deferred
+    }
+
+    /// Stores the server set (a no-op when it is the same), connects to it,
+    /// and answers once it is on disk. A password the Secret Service kept
+    /// before for another account is removed from it.
+    private func apply(_ settings: PushServerSettings?, answering call: DBusMethodCall) -> DBusMethodResult {
+        let before = committer.current.push.server
         committer.apply { $0.setPushServer(settings) }
+        if let before, before.passwordInSecretService, before.address != settings?.address || settings == nil {
+            connection?.passwords.forget(before)
+        }
         connection?.connect(settings)
         return committer.respond(call, [])
     }

@@ -16,7 +16,8 @@ extension StateMapping {
     static func row(_ server: PushServerSettings) -> StoredPushServer {
         StoredPushServer(
             kind: server.kind.rawValue, address: server.address, host: server.host, port: server.port,
-            caFile: server.caFile, password: server.password?.rawValue)
+            caFile: server.caFile, password: server.passwordInSecretService ? nil : server.password?.rawValue,
+            passwordInSecretService: server.passwordInSecretService)
     }
 
     /// The push server as stored; nil (with a warning) when the row no
@@ -28,7 +29,8 @@ extension StateMapping {
             }
             return try PushServerSettings(
                 kind: kind, address: row.address, host: row.host, port: row.port, caFile: row.caFile,
-                password: row.password.map { (text) throws(NotifydError) in try PushSecret(text) })
+                password: row.password.map { (text) throws(NotifydError) in try PushSecret(text) },
+                passwordInSecretService: row.passwordInSecretService)
         } catch {
             logger.warning("the stored push server is not valid (\(error.message)); no push server is set")
             return nil

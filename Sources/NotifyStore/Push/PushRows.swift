@@ -60,8 +60,14 @@ public struct StoredPushServer: Sendable, Hashable {
     public var port: UInt16?
     public var caFile: String?
     public var password: String?
+    /// The password is in the Secret Service, not here.
+    public var passwordInSecretService: Bool
 
-    public init(kind: String, address: String, host: String?, port: UInt16?, caFile: String?, password: String?) {
+    public init(
+        kind: String, address: String, host: String?, port: UInt16?, caFile: String?, password: String?,
+        passwordInSecretService: Bool = false
+    ) {
+        self.passwordInSecretService = passwordInSecretService
         self.kind = kind
         self.address = address
         self.host = host

@@ -21,8 +21,8 @@ struct PushTable {
                 server_key = excluded.server_key, endpoint_expiry_us = excluded.endpoint_expiry_us
             """)
         replaceServer = try database.prepare("""
-            INSERT OR REPLACE INTO push_server (id, kind, address, host, port, ca_file, password)
-            VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)
+            INSERT OR REPLACE INTO push_server (id, kind, address, host, port, ca_file, password, password_in_secret_service)
+            VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)
             """)
         deleteServer = try database.prepare("DELETE FROM push_server")
         deleteRegistration = try database.prepare("DELETE FROM push_registrations WHERE token = ?1")
@@ -74,6 +74,7 @@ struct PushTable {
             if let value { try statement.bind(value, at: index) } else { try statement.bindNull(at: index) }
         }
         if let port = server.port { try statement.bind(Int64(port), at: 4) } else { try statement.bindNull(at: 4) }
+        try statement.bind(Int64(server.passwordInSecretService ? 1 : 0), at: 7)
         _ = try statement.step()
     }
 
@@ -138,12 +139,13 @@ struct PushTable {
     }
 
     static func loadServer(from database: SQLiteDatabase) throws -> StoredPushServer? {
-        let select = try database.prepare("SELECT kind, address, host, port, ca_file, password FROM push_server WHERE id = 1")
+        let select = try database.prepare(
+            "SELECT kind, address, host, port, ca_file, password, password_in_secret_service FROM push_server WHERE id = 1")
         guard try select.step(), let kind = select.string(at: 0), let address = select.string(at: 1) else { return nil }
         return StoredPushServer(
             kind: kind, address: address, host: select.string(at: 2),
             port: select.isNull(at: 3) ? nil : UInt16(exactly: select.int64(at: 3)), caFile: select.string(at: 4),
-            password: select.string(at: 5))
+            password: select.string(at: 5), passwordInSecretService: select.int64(at: 6) != 0)
     }
 
     static func loadMessages(from database: SQLiteDatabase) throws -> [StoredPushMessage] {
