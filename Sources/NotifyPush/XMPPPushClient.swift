@@ -1,4 +1,3 @@
-import CLinux
 import Glibc
 import Synchronization
 
@@ -18,44 +17,28 @@ import Synchronization
 /// settings; any other failure is retried after ``ReconnectBackoff``'s
 /// wait, or at once on ``networkReturned()``.
 public final class XMPPPushClient: Sendable {
-    private let mailbox = CommandMailbox()
+    private let mailbox = CommandMailbox<XMPPPushCommand>()
     private let thread: pthread_t
+    private let identity: ClientThread
     private let stopped = Mutex(false)
-    private let threadStart: ThreadStart
 
     /// The kernel's id of the client's thread (`/proc/self/task/ID`, named
     /// `notifyd-xmpp`), once it runs; 0 before.
-    public var threadID: Int32 { threadStart.threadID.load(ordering: .acquiring) }
+    public var threadID: Int32 { identity.id.load(ordering: .acquiring) }
 
     /// Starts the client's thread, with no settings yet (nothing connects
     /// until ``configure(_:)``).
     ///
     /// - Throws: ``XMPPPushError`` when the thread cannot be started.
     public init(onEvent: @escaping @Sendable (XMPPPushEvent) -> Void) throws(XMPPPushError) {
-        let start = ThreadStart(mailbox: mailbox, onEvent: onEvent)
-        threadStart = start
-        let context = Unmanaged.passRetained(start).toOpaque()
-        // SIGPIPE is blocked on the client's thread only (a write to a
-        // dropped socket raises it in the writing thread; libstrophe 0.12
-        // writes without MSG_NOSIGNAL): the thread inherits the mask in
-        // force while it is created.
-        var blocked = sigset_t()
-        var previous = sigset_t()
-        sigemptyset(&blocked)
-        sigaddset(&blocked, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        pthread_sigmask(SIG_SETMASK, &previous, nil)
-        guard created == 0 else {
-            Unmanaged<ThreadStart>.fromOpaque(context).release()
-            throw XMPPPushError("cannot start the XMPP client's thread: \(String(cString: strerror(created)))")
+        let mailbox = self.mailbox
+        do {
+            (thread, identity) = try ClientThread.start(named: "notifyd-xmpp") {
+                StropheSession(emit: onEvent).run(mailbox: mailbox)
+            }
+        } catch {
+            throw XMPPPushError("cannot start the XMPP client's thread: \(error)")
         }
-        self.thread = thread
     }
 
     /// Connects with `settings` (ending any connection before), forgetting
@@ -92,24 +75,5 @@ public final class XMPPPushClient: Sendable {
         guard first else { return }
         mailbox.post(.stop)
         pthread_join(thread, nil)
-    }
-}
-
-/// What the client's thread starts from, carried through `pthread_create`.
-private final class ThreadStart: Sendable {
-    let mailbox: CommandMailbox
-    let onEvent: @Sendable (XMPPPushEvent) -> Void
-    let threadID = Atomic<Int32>(0)
-
-    init(mailbox: CommandMailbox, onEvent: @escaping @Sendable (XMPPPushEvent) -> Void) {
-        self.mailbox = mailbox
-        self.onEvent = onEvent
-    }
-
-    func run() {
-        _ = clinux_set_thread_name("notifyd-xmpp")
-        threadID.store(clinux_thread_id(), ordering: .releasing)
-        let session = StropheSession(emit: onEvent)
-        session.run(mailbox: mailbox)
     }
 }
