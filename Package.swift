@@ -4,7 +4,8 @@
 // only (libdbus, epoll, timerfd, libnotify): no other platform is declared.
 //
 // Layers, with one-way arrows:
-//   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite, CStrophe)
+//   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite, CStrophe,
+//   CCurl)
 //   -> DBus (a Swift layer over libdbus and the event loop; knows nothing of
 //      notifications)
 //   -> NotifyCore (pure, in feature folders: the books of badges, sessions,
@@ -112,6 +113,10 @@ let package = Package(
         .systemLibrary(
             name: "CStrophe", pkgConfig: "libstrophe",
             providers: [.apt(["libstrophe-dev"])]),
+        // The ntfy push client's HTTP (the OpenSSL flavour, as Debian builds it).
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: Libraries
         .target(
@@ -129,9 +134,10 @@ let package = Package(
             name: "NotifyStore",
             dependencies: ["CSQLite"],
             swiftSettings: strictSettings),
-        // The XMPP UnifiedPush client (libstrophe on a thread of its own);
-        // knows nothing of the daemon, which hops its events onto its loop.
-        .target(name: "NotifyPush", dependencies: ["CStrophe", "CLinux"], swiftSettings: strictSettings),
+        // The UnifiedPush clients of push servers, each on a thread of its
+        // own: XMPP (libstrophe) and ntfy (libcurl); they know nothing of the
+        // daemon, which hops their events onto its loop.
+        .target(name: "NotifyPush", dependencies: ["CStrophe", "CCurl", "CLinux"], swiftSettings: strictSettings),
         .target(
             name: "NotifyDesktop",
             dependencies: [
@@ -205,7 +211,8 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
-        // Against a private Prosody with mod_unified_push (NotifyTesting's ProsodyServer).
+        // Against a private Prosody with mod_unified_push (NotifyTesting's ProsodyServer)
+        // and an ntfy double (NotifyTesting's NtfyDoubleServer).
         .testTarget(
             name: "NotifyPushTests", dependencies: ["NotifyPush", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "BrowserBridgeTests", dependencies: ["BrowserBridge", "DBus"], swiftSettings: strictSettings),
