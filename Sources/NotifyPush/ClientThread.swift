@@ -62,3 +62,40 @@ final class ClientThread: Sendable {
         body()
     }
 }
+
+/// A push client's thread with the mailbox to it: commands posted from any
+/// thread, the thread's id, and a stop that joins it (once).
+final class ClientRunner<Command: Sendable>: Sendable {
+    let mailbox = CommandMailbox<Command>()
+    private let thread: pthread_t
+    private let identity: ClientThread
+    private let stopCommand: Command
+    private let stopped = Mutex(false)
+
+    /// Starts `body` with the mailbox on a thread named `name`; `stop` is
+    /// the command that makes `body` return.
+    init(named name: String, stop: Command, _ body: @escaping @Sendable (CommandMailbox<Command>) -> Void)
+        throws(ClientThread.StartFailure)
+    {
+        let mailbox = self.mailbox
+        stopCommand = stop
+        (thread, identity) = try ClientThread.start(named: name) { body(mailbox) }
+    }
+
+    /// The kernel's id of the thread, once it runs; 0 before.
+    var threadID: Int32 { identity.id.load(ordering: .acquiring) }
+
+    /// Leaves `command` for the thread and wakes it.
+    func post(_ command: Command) { mailbox.post(command) }
+
+    /// Posts the stop command and waits for the thread to end (at once when it was stopped before).
+    func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        mailbox.post(stopCommand)
+        pthread_join(thread, nil)
+    }
+}

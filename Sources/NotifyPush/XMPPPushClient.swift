@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// A UnifiedPush client of an XMPP server with `mod_unified_push`
 /// (`http://gultsch.de/xmpp/drafts/unified-push`), on a thread of its own.
@@ -17,23 +16,19 @@ import Synchronization
 /// settings; any other failure is retried after ``ReconnectBackoff``'s
 /// wait, or at once on ``networkReturned()``.
 public final class XMPPPushClient: Sendable {
-    private let mailbox = CommandMailbox<XMPPPushCommand>()
-    private let thread: pthread_t
-    private let identity: ClientThread
-    private let stopped = Mutex(false)
+    private let runner: ClientRunner<XMPPPushCommand>
 
     /// The kernel's id of the client's thread (`/proc/self/task/ID`, named
     /// `notifyd-xmpp`), once it runs; 0 before.
-    public var threadID: Int32 { identity.id.load(ordering: .acquiring) }
+    public var threadID: Int32 { runner.threadID }
 
     /// Starts the client's thread, with no settings yet (nothing connects
     /// until ``configure(_:)``).
     ///
     /// - Throws: ``XMPPPushError`` when the thread cannot be started.
     public init(onEvent: @escaping @Sendable (XMPPPushEvent) -> Void) throws(XMPPPushError) {
-        let mailbox = self.mailbox
         do {
-            (thread, identity) = try ClientThread.start(named: "notifyd-xmpp") {
+            runner = try ClientRunner(named: "notifyd-xmpp", stop: .stop) { mailbox in
                 StropheSession(emit: onEvent).run(mailbox: mailbox)
             }
         } catch {
@@ -43,37 +38,29 @@ public final class XMPPPushClient: Sendable {
 
     /// Connects with `settings` (ending any connection before), forgetting
     /// past failures; `nil` disconnects and stays idle.
-    public func configure(_ settings: XMPPPushSettings?) { mailbox.post(.configure(settings)) }
+    public func configure(_ settings: XMPPPushSettings?) { runner.post(.configure(settings)) }
 
     /// Asks the server for an endpoint for `application` and `instance`
     /// (32 bytes each); answered by ``XMPPPushEvent/registered(application:instance:endpoint:expiration:)``
     /// or ``XMPPPushEvent/registrationFailed(application:instance:reason:)``.
     public func register(application: [UInt8], instance: [UInt8]) {
-        mailbox.post(.register(application: application, instance: instance))
+        runner.post(.register(application: application, instance: instance))
     }
 
     /// Tells the server that the push was taken (its sender gets 201):
     /// call it once the message is stored.
-    public func acknowledge(_ push: PushID) { mailbox.post(.acknowledge(push)) }
+    public func acknowledge(_ push: PushID) { runner.post(.acknowledge(push)) }
 
     /// Tells the server that the push has no taker (`item-not-found`: its
     /// sender gets 404).
-    public func refuse(_ push: PushID) { mailbox.post(.refuse(push)) }
+    public func refuse(_ push: PushID) { runner.post(.refuse(push)) }
 
     /// Connects at once if the client waits to try again (the wait starts
     /// over from 1 second); not after a refused password.
-    public func networkReturned() { mailbox.post(.networkReturned) }
+    public func networkReturned() { runner.post(.networkReturned) }
 
     /// Disconnects and ends the thread; returns once it has ended (at once
     /// when it was stopped before). Not from `onEvent`; the thread runs
     /// until this is called, so call it before the client is released.
-    public func stop() {
-        let first = stopped.withLock { stopped in
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
-        mailbox.post(.stop)
-        pthread_join(thread, nil)
-    }
+    public func stop() { runner.stop() }
 }
