@@ -78,7 +78,7 @@ let package = Package(
         .library(name: "NotifyTestingCore", targets: ["NotifyTestingCore"]),
         // For Fuzz/, a package of its own (libFuzzer targets, built with
         // scripts/fuzz): the modules whose readers of outside bytes it fuzzes.
-        .library(name: "NotifydFuzzing", targets: ["DBus", "NotifyCore", "NotifyDaemon", "BrowserBridge"]),
+        .library(name: "NotifydFuzzing", targets: ["DBus", "NotifyCore", "NotifyDaemon", "BrowserBridge", "NotifyPush"]),
         // LD_PRELOAD'ed into notifyd by tests and the bench: a disk whose
         // fsync takes longer, or that a test holds still (Sources/SlowDisk).
         .library(name: "SlowDisk", type: .dynamic, targets: ["SlowDisk"]),

@@ -29,6 +29,7 @@ let package = Package(
         target("fuzz-proc-cgroup"),
         target("fuzz-native-frames"),
         target("fuzz-json"),
+        target("fuzz-ntfy-line"),
     ],
     swiftLanguageModes: [.v6]
 )
