@@ -62,9 +62,12 @@ enum MonotonicTime {
     }
 
     /// `duration` from now, in these nanoseconds.
-    static func after(_ duration: Duration) -> UInt64 {
+    static func after(_ duration: Duration) -> UInt64 { nanoseconds() + nanoseconds(of: duration) }
+
+    /// `duration` in nanoseconds (0 for a negative one).
+    static func nanoseconds(of duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
-        return nanoseconds() + UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }
 
     /// Milliseconds from now until `deadline`, rounded up, for `poll`.

@@ -25,6 +25,22 @@ enum CurlResult {
     /// `curl_global_init` is not thread-safe: Swift runs this once).
     static let initialized: Bool = curl_global_init(notifyd_curl_global_default()) == CURLE_OK
 
+    /// The number `info` of `handle` (`CURLINFO_RESPONSE_CODE`), checked; 0 when libcurl has none.
+    static func info(_ handle: UnsafeMutableRawPointer, _ info: CURLINFO) -> Int {
+        var value = 0
+        guard (try? check(notifyd_curl_easy_getinfo_long(handle, info, &value), "reading info")) != nil else { return 0 }
+        return value
+    }
+
+    /// The string `info` of `handle` (`CURLINFO_CAINFO`), checked; nil when libcurl has none.
+    static func info(_ handle: UnsafeMutableRawPointer, _ info: CURLINFO) -> String? {
+        var value: UnsafePointer<CChar>?
+        guard (try? check(notifyd_curl_easy_getinfo_string(handle, info, &value), "reading info")) != nil,
+            let value
+        else { return nil }
+        return String(cString: value)
+    }
+
     /// Sets `option` to `value` on `handle`, checked.
     static func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) throws(NtfyPushError) {
         try check(notifyd_curl_easy_setopt_long(handle, option, value), "setting option \(option.rawValue)")

@@ -28,12 +28,13 @@ final class NtfyStreamSession {
     /// How long one wait lasts when the mailbox has no eventfd (then
     /// commands are taken at each turn), in milliseconds.
     static let turnMilliseconds: Int32 = 100
+
     let emit: (NtfyPushEvent) -> Void
     private let multi: UnsafeMutableRawPointer?
     private var settings: NtfySettings?
     private var topics: Set<String> = []
     private var cursor = NtfyCursor()
-    /// The last server configured (none between): the cursor is its.
+    /// The last server configured: the cursor is its.
     private var lastServer: String?
     private var phase = Phase.idle
     private var backoff = ReconnectBackoff()
@@ -64,19 +65,18 @@ final class NtfyStreamSession {
         var timeout = Int32.max
         switch phase {
         case .streaming:
-            if let transfer, let settings {
-                timeout = MonotonicTime.millisecondsUntil(transfer.lastByte + Self.nanoseconds(settings.stallTimeout))
-            }
+            if let stallDeadline { timeout = MonotonicTime.millisecondsUntil(stallDeadline) }
         case .waiting(let until): timeout = MonotonicTime.millisecondsUntil(until)
         case .idle, .stopping: break
         }
         if mailbox.wakeDescriptor < 0 { timeout = min(timeout, Self.turnMilliseconds) }
         var extra = curl_waitfd(fd: mailbox.wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
-        let waited: CURLMcode? = multi.map { multi in
-            mailbox.wakeDescriptor >= 0
+        if let multi {
+            let code =
+                mailbox.wakeDescriptor >= 0
                 ? curl_multi_poll(multi, &extra, 1, timeout, nil) : curl_multi_poll(multi, nil, 0, timeout, nil)
+            guard (try? CurlResult.check(code, "waiting")) == nil else { return }
         }
-        guard waited != CURLM_OK else { return }
         // No multi handle, or it failed: wait on the mailbox alone, bounded.
         var descriptor = pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0)
         _ = poll(&descriptor, 1, min(timeout, Self.turnMilliseconds))
@@ -184,7 +184,7 @@ final class NtfyStreamSession {
             guard message.pointee.msg == CURLMSG_DONE, message.pointee.easy_handle == transfer.handle else { continue }
             return endAttempt(transfer.end(message.pointee.data.result).state)
         }
-        if MonotonicTime.nanoseconds() >= transfer.lastByte + Self.nanoseconds(settings.stallTimeout) {
+        if let stallDeadline, MonotonicTime.nanoseconds() >= stallDeadline {
             let seconds = settings.stallTimeout.components.seconds
             endAttempt(.disconnected(reason: "no byte came from the ntfy server in \(seconds) seconds: the stream is taken for dead"))
         }
@@ -197,10 +197,16 @@ final class NtfyStreamSession {
         phase = .waiting(until: MonotonicTime.after(backoff.failed()))
     }
 
+    /// When the stream is taken for dead if no byte comes before.
+    private var stallDeadline: UInt64? {
+        guard let transfer, let settings else { return nil }
+        return transfer.lastByte + MonotonicTime.nanoseconds(of: settings.stallTimeout)
+    }
+
     /// Ends the transfer, if any, without planning another.
     private func closeTransfer() {
         guard let transfer else { return }
-        if let multi { _ = curl_multi_remove_handle(multi, transfer.handle) }
+        if let multi { _ = try? CurlResult.check(curl_multi_remove_handle(multi, transfer.handle), "ending the stream") }
         transfer.close()
         self.transfer = nil
     }
@@ -226,10 +232,5 @@ final class NtfyStreamSession {
         case .invalid(let reason):
             emit(.dropped(reason: "a line from the ntfy server was left out: \(reason)"))
         }
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }
 }

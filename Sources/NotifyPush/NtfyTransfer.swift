@@ -88,9 +88,8 @@ final class NtfyTransfer {
     /// - Throws: ``NtfyPushError`` when the file cannot be read.
     func trust(caFile: String) throws(NtfyPushError) {
         var bundle: [UInt8] = []
-        var defaultPath: UnsafePointer<CChar>?
-        if notifyd_curl_easy_getinfo_string(handle, CURLINFO_CAINFO, &defaultPath) == CURLE_OK, let defaultPath,
-            let system = try? readFile(String(cString: defaultPath), limit: 8 << 20)
+        if let defaultPath: String = CurlResult.info(handle, CURLINFO_CAINFO),
+            let system = try? readFile(defaultPath, limit: 8 << 20)
         {
             bundle = system + [0x0A]
         }
@@ -111,11 +110,7 @@ final class NtfyTransfer {
     /// Bytes of the body, from libcurl.
     fileprivate func received(_ bytes: UnsafeRawBufferPointer) {
         lastByte = MonotonicTime.nanoseconds()
-        if status == 0 {
-            var code = 0
-            _ = notifyd_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
-            status = code
-        }
+        if status == 0 { status = CurlResult.info(handle, CURLINFO_RESPONSE_CODE) }
         guard status == 200 else {
             refusalBody += bytes.prefix(Self.refusalLimit - refusalBody.count)
             return
@@ -129,11 +124,7 @@ final class NtfyTransfer {
 
     /// How the transfer ended, from libcurl's `result`.
     func end(_ result: CURLcode) -> TransferEnd {
-        if status == 0 {
-            var code = 0
-            _ = notifyd_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
-            status = code
-        }
+        if status == 0 { status = CurlResult.info(handle, CURLINFO_RESPONSE_CODE) }
         let detail = String(cString: errorBuffer).trimmingSuffix { $0 == "\n" }
         return TransferEnd(code: result, detail: detail, status: status, serverText: serverText, wasConnected: connected)
     }
