@@ -4,7 +4,8 @@ import Testing
 
 extension NtfyPushClientTests {
     /// The client against the ntfy double when things go wrong: TLS, refusals,
-    /// a silent stream, a network that returns; and its settings and helpers.
+    /// a network that goes and returns, a silent stream; and its settings
+    /// and helpers.
     @Suite("NtfyPushClient when things go wrong", .serialized)
     struct Failures {
         @Test("https verified against the test CA (besides the system's): connected, messages arrive")
@@ -63,6 +64,25 @@ extension NtfyPushClientTests {
             try server.refuseSubscriptions(status: nil)
             let count = recorder.recorded.count
             try recorder.waitUntilConnected(after: count, seconds: 30)
+        }
+
+        @Test("the stream cut (the network gone): reconnected by itself, the messages of the gap replayed once")
+        func catchesUpAfterCut() throws {
+            let server = try NtfyDoubleServer()
+            let topic = NtfyPushClient.newTopic()
+            let recorder = try NtfyPushClientTests.connectedClient(server, topics: [topic])
+            let count = recorder.recorded.count
+            // No message yet: the next stream starts from the time the last one opened.
+            try server.setSubscriptionsDown(true)
+            _ = try recorder.waitForDisconnection(after: count)
+            let gap = try (0..<3).map { try server.publish([UInt8($0)], to: topic) }
+            try server.setSubscriptionsDown(false)
+            for id in gap { _ = try recorder.waitForMessage(id: id, seconds: 30) }
+            let last = try #require(server.subscriptions.last)
+            #expect(last.hasPrefix("/\(topic)/json?since=1"))
+            let after = try server.publish([9], to: topic)
+            _ = try recorder.waitForMessage(id: after)
+            #expect(recorder.messages.map(\.id) == gap + [after])
         }
 
         @Test("a stream that brings nothing for the stall timeout is taken for dead and opened again")
