@@ -113,6 +113,32 @@ extension NtfyPushClientTests {
             try recorder.waitUntilConnected(after: count, seconds: 2)
         }
 
+        @Test("networkReturned() while connected replaces the stream, which may be dead unnoticed; nothing twice")
+        func networkReturnedReplacesStream() throws {
+            let server = try NtfyDoubleServer()
+            let topic = NtfyPushClient.newTopic()
+            let recorder = try NtfyPushClientTests.connectedClient(server, topics: [topic])
+            let first = try server.publish([1], to: topic)
+            _ = try recorder.waitForMessage(id: first)
+            let count = recorder.recorded.count
+            recorder.client.networkReturned()
+            try recorder.waitUntilConnected(after: count)
+            #expect(server.subscriptions.last == "/\(topic)/json?since=\(first)")
+            let second = try server.publish([2], to: topic)
+            _ = try recorder.waitForMessage(id: second)
+            #expect(recorder.messages.map(\.id) == [first, second])
+        }
+
+        @Test("names that are not ntfy topics, and a cursor that is no message id, are left out in words")
+        func badTopicsLeftOut() throws {
+            let recorder = try RecordedNtfyClient()
+            recorder.client.follow(topics: ["bad topic", "upGood"], since: "not an id!")
+            try waitUntil("two dropped") { recorder.dropped.count == 2 }
+            #expect(recorder.dropped[0].hasPrefix("\"bad topic\" is not an ntfy topic"))
+            #expect(recorder.dropped[1].hasPrefix("\"not an id!\" is not an ntfy message id"))
+            _ = try recorder.waitForDisconnection(saying: "no ntfy server is configured")
+        }
+
         @Test("plain http only to a loopback address; the address's other mistakes, in words")
         func settingsChecked() throws {
             #expect(throws: NtfyPushError.self) { try NtfySettings(baseURL: "http://ntfy.example.org") }
