@@ -5,7 +5,7 @@
 //
 // Layers, with one-way arrows:
 //   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite, CStrophe,
-//   CLibsecret)
+//   CLibsecret, CCurl)
 //   -> DBus (a Swift layer over libdbus and the event loop; knows nothing of
 //      notifications)
 //   -> NotifyCore (pure, in feature folders: the books of badges, sessions,
@@ -116,6 +116,10 @@ let package = Package(
         .systemLibrary(
             name: "CLibsecret", pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]),
+        // The ntfy push client's HTTP (the OpenSSL flavour, as Debian builds it).
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: Libraries
         .target(
@@ -133,9 +137,10 @@ let package = Package(
             name: "NotifyStore",
             dependencies: ["CSQLite"],
             swiftSettings: strictSettings),
-        // The XMPP UnifiedPush client (libstrophe on a thread of its own);
-        // knows nothing of the daemon, which hops its events onto its loop.
-        .target(name: "NotifyPush", dependencies: ["CStrophe", "CLinux"], swiftSettings: strictSettings),
+        // The UnifiedPush clients of push servers, each on a thread of its
+        // own: XMPP (libstrophe) and ntfy (libcurl); they know nothing of the
+        // daemon, which hops their events onto its loop.
+        .target(name: "NotifyPush", dependencies: ["CStrophe", "CCurl", "CLinux"], swiftSettings: strictSettings),
         // The push password in the Secret Service (libsecret on a thread of
         // its own, on a D-Bus connection of its own); the caller falls back
         // to its own store when none answers.
@@ -213,7 +218,8 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
-        // Against a private Prosody with mod_unified_push (NotifyTesting's ProsodyServer).
+        // Against a private Prosody with mod_unified_push (NotifyTesting's ProsodyServer)
+        // and an ntfy double (NotifyTesting's NtfyDoubleServer).
         .testTarget(
             name: "NotifyPushTests", dependencies: ["NotifyPush", "NotifyTesting"], swiftSettings: strictSettings),
         // Against a real gnome-keyring-daemon on a private bus.

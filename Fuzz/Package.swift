@@ -30,6 +30,7 @@ let package = Package(
         target("fuzz-native-frames"),
         target("fuzz-json"),
         target("fuzz-xmpp-stanza"),
+        target("fuzz-ntfy-line"),
     ],
     swiftLanguageModes: [.v6]
 )

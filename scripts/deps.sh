@@ -3,9 +3,10 @@
 # Sourced by scripts/run-notifyd and scripts/test; uses sudo when not root.
 
 # jq builds the browser extension's manifests (browser/make-extension);
-# libstrophe-dev is the XMPP push client's (Sources/NotifyPush);
-# libsecret-1-dev the Secret Service client's (Sources/NotifySecrets).
-NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev libstrophe-dev libsecret-1-dev pkg-config binutils jq)
+# libstrophe-dev is the XMPP push client's and libcurl4-openssl-dev the ntfy
+# push client's (Sources/NotifyPush); libsecret-1-dev the Secret Service
+# client's (Sources/NotifySecrets).
+NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev libstrophe-dev libcurl4-openssl-dev libsecret-1-dev pkg-config binutils jq)
 NOTIFYD_RUN_PACKAGES=(dbus-daemon dbus-bin libnotify-bin)
 # prosody, prosody-modules (mod_unified_push), openssl and patch: the private
 # push server of Tests/NotifyPushTests (NotifyTesting's ProsodyServer);

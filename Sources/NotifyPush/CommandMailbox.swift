@@ -12,12 +12,13 @@ enum XMPPPushCommand: Sendable, Equatable {
     case stop
 }
 
-/// The commands waiting for the client's thread, behind a lock, and an
+/// The commands waiting for a client's thread, behind a lock, and an
 /// eventfd that is readable while any wait: the thread polls it together
-/// with the XMPP socket, so a command wakes it at once and nothing else
+/// with its sockets (the XMPP socket; libcurl's, as an extra descriptor of
+/// `curl_multi_poll`), so a command wakes it at once and nothing else
 /// does.
-final class CommandMailbox: Sendable {
-    private let commands = Mutex<[XMPPPushCommand]>([])
+final class CommandMailbox<Command: Sendable>: Sendable {
+    private let commands = Mutex<[Command]>([])
     /// Readable while commands wait; `-1` when none could be made (then
     /// the thread takes commands at each turn of a bounded wait instead).
     let wakeDescriptor: Int32
@@ -31,7 +32,7 @@ final class CommandMailbox: Sendable {
     }
 
     /// Leaves `command` for the thread and wakes it.
-    func post(_ command: XMPPPushCommand) {
+    func post(_ command: Command) {
         commands.withLock { $0.append(command) }
         guard wakeDescriptor >= 0 else { return }
         var one: UInt64 = 1
@@ -39,7 +40,7 @@ final class CommandMailbox: Sendable {
     }
 
     /// Takes every waiting command, at once.
-    func take() -> [XMPPPushCommand] {
+    func take() -> [Command] {
         if wakeDescriptor >= 0 {
             var count: UInt64 = 0
             _ = read(wakeDescriptor, &count, 8)
@@ -61,9 +62,12 @@ enum MonotonicTime {
     }
 
     /// `duration` from now, in these nanoseconds.
-    static func after(_ duration: Duration) -> UInt64 {
+    static func after(_ duration: Duration) -> UInt64 { nanoseconds() + nanoseconds(of: duration) }
+
+    /// `duration` in nanoseconds (0 for a negative one).
+    static func nanoseconds(of duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
-        return nanoseconds() + UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }
 
     /// Milliseconds from now until `deadline`, rounded up, for `poll`.

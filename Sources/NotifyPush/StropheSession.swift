@@ -84,7 +84,7 @@ final class StropheSession {
     ///
     /// While connected, the thread sleeps in `poll` on the socket and the
     /// mailbox: no timer wakes it when nothing happens.
-    func run(mailbox: CommandMailbox) {
+    func run(mailbox: CommandMailbox<XMPPPushCommand>) {
         while phase != .stopping {
             waitForWork(mailbox: mailbox)
             for command in mailbox.take() { handle(command) }
@@ -101,7 +101,7 @@ final class StropheSession {
     /// Sleeps until there may be something to do: a command, the socket
     /// readable (or writable while data waits to be sent), the time of the
     /// next attempt. An attempt under way waits in `xmpp_run_once` instead.
-    private func waitForWork(mailbox: CommandMailbox) {
+    private func waitForWork(mailbox: CommandMailbox<XMPPPushCommand>) {
         var descriptors = [pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
         var timeout: Int32 = -1
         switch phase {

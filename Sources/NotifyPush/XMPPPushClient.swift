@@ -1,6 +1,4 @@
-import CLinux
 import Glibc
-import Synchronization
 
 /// A UnifiedPush client of an XMPP server with `mod_unified_push`
 /// (`http://gultsch.de/xmpp/drafts/unified-push`), on a thread of its own.
@@ -18,98 +16,51 @@ import Synchronization
 /// settings; any other failure is retried after ``ReconnectBackoff``'s
 /// wait, or at once on ``networkReturned()``.
 public final class XMPPPushClient: Sendable {
-    private let mailbox = CommandMailbox()
-    private let thread: pthread_t
-    private let stopped = Mutex(false)
-    private let threadStart: ThreadStart
+    private let runner: ClientRunner<XMPPPushCommand>
 
     /// The kernel's id of the client's thread (`/proc/self/task/ID`, named
     /// `notifyd-xmpp`), once it runs; 0 before.
-    public var threadID: Int32 { threadStart.threadID.load(ordering: .acquiring) }
+    public var threadID: Int32 { runner.threadID }
 
     /// Starts the client's thread, with no settings yet (nothing connects
     /// until ``configure(_:)``).
     ///
     /// - Throws: ``XMPPPushError`` when the thread cannot be started.
     public init(onEvent: @escaping @Sendable (XMPPPushEvent) -> Void) throws(XMPPPushError) {
-        let start = ThreadStart(mailbox: mailbox, onEvent: onEvent)
-        threadStart = start
-        let context = Unmanaged.passRetained(start).toOpaque()
-        // SIGPIPE is blocked on the client's thread only (a write to a
-        // dropped socket raises it in the writing thread; libstrophe 0.12
-        // writes without MSG_NOSIGNAL): the thread inherits the mask in
-        // force while it is created.
-        var blocked = sigset_t()
-        var previous = sigset_t()
-        sigemptyset(&blocked)
-        sigaddset(&blocked, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        pthread_sigmask(SIG_SETMASK, &previous, nil)
-        guard created == 0 else {
-            Unmanaged<ThreadStart>.fromOpaque(context).release()
-            throw XMPPPushError("cannot start the XMPP client's thread: \(String(cString: strerror(created)))")
+        do {
+            runner = try ClientRunner(named: "notifyd-xmpp", stop: .stop) { mailbox in
+                StropheSession(emit: onEvent).run(mailbox: mailbox)
+            }
+        } catch {
+            throw XMPPPushError("cannot start the XMPP client's thread: \(error)")
         }
-        self.thread = thread
     }
 
     /// Connects with `settings` (ending any connection before), forgetting
     /// past failures; `nil` disconnects and stays idle.
-    public func configure(_ settings: XMPPPushSettings?) { mailbox.post(.configure(settings)) }
+    public func configure(_ settings: XMPPPushSettings?) { runner.post(.configure(settings)) }
 
     /// Asks the server for an endpoint for `application` and `instance`
     /// (32 bytes each); answered by ``XMPPPushEvent/registered(application:instance:endpoint:expiration:)``
     /// or ``XMPPPushEvent/registrationFailed(application:instance:reason:)``.
     public func register(application: [UInt8], instance: [UInt8]) {
-        mailbox.post(.register(application: application, instance: instance))
+        runner.post(.register(application: application, instance: instance))
     }
 
     /// Tells the server that the push was taken (its sender gets 201):
     /// call it once the message is stored.
-    public func acknowledge(_ push: PushID) { mailbox.post(.acknowledge(push)) }
+    public func acknowledge(_ push: PushID) { runner.post(.acknowledge(push)) }
 
     /// Tells the server that the push has no taker (`item-not-found`: its
     /// sender gets 404).
-    public func refuse(_ push: PushID) { mailbox.post(.refuse(push)) }
+    public func refuse(_ push: PushID) { runner.post(.refuse(push)) }
 
     /// Connects at once if the client waits to try again (the wait starts
     /// over from 1 second); not after a refused password.
-    public func networkReturned() { mailbox.post(.networkReturned) }
+    public func networkReturned() { runner.post(.networkReturned) }
 
     /// Disconnects and ends the thread; returns once it has ended (at once
     /// when it was stopped before). Not from `onEvent`; the thread runs
     /// until this is called, so call it before the client is released.
-    public func stop() {
-        let first = stopped.withLock { stopped in
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
-        mailbox.post(.stop)
-        pthread_join(thread, nil)
-    }
-}
-
-/// What the client's thread starts from, carried through `pthread_create`.
-private final class ThreadStart: Sendable {
-    let mailbox: CommandMailbox
-    let onEvent: @Sendable (XMPPPushEvent) -> Void
-    let threadID = Atomic<Int32>(0)
-
-    init(mailbox: CommandMailbox, onEvent: @escaping @Sendable (XMPPPushEvent) -> Void) {
-        self.mailbox = mailbox
-        self.onEvent = onEvent
-    }
-
-    func run() {
-        _ = clinux_set_thread_name("notifyd-xmpp")
-        threadID.store(clinux_thread_id(), ordering: .releasing)
-        let session = StropheSession(emit: onEvent)
-        session.run(mailbox: mailbox)
-    }
+    public func stop() { runner.stop() }
 }

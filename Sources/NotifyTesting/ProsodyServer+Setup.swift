@@ -5,36 +5,6 @@ extension ProsodyServer {
     /// Where Debian's prosody-modules puts the module.
     static let stockModule = "/usr/lib/prosody/modules/mod_unified_push/mod_unified_push.lua"
 
-    /// A self-signed CA: `prefix.crt` and `prefix.key` in `directory`.
-    static func makeCA(named name: String, in directory: URL, prefix: String) throws {
-        let path = directory.path
-        try tool("openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(path)/\(prefix).key",
-            "-out", "\(path)/\(prefix).crt", "-days", "2", "-subj", "/CN=\(name)",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-        ])
-    }
-
-    /// `localhost.crt` and `.key`, for `localhost` and 127.0.0.1, signed by the CA in `directory`.
-    static func makeServerCertificate(in directory: URL) throws {
-        let path = directory.path
-        try tool("openssl", [
-            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(path)/localhost.key",
-            "-out", "\(path)/localhost.csr", "-subj", "/CN=localhost",
-        ])
-        try """
-            basicConstraints=CA:FALSE
-            keyUsage=critical,digitalSignature,keyEncipherment
-            extendedKeyUsage=serverAuth
-            subjectAltName=DNS:localhost,IP:127.0.0.1
-
-            """.write(toFile: "\(path)/ext.cnf", atomically: true, encoding: .utf8)
-        try tool("openssl", [
-            "x509", "-req", "-in", "\(path)/localhost.csr", "-CA", "\(path)/ca.crt", "-CAkey", "\(path)/ca.key",
-            "-CAcreateserial", "-out", "\(path)/localhost.crt", "-days", "2", "-extfile", "\(path)/ext.cnf",
-        ])
-    }
-
     /// Copies Debian's module into `modules/` and applies the fixes: 404
     /// where the stock module answers 500, 503 where it answers 201 and
     /// drops the push.

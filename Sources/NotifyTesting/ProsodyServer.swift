@@ -39,8 +39,8 @@ public final class ProsodyServer: @unchecked Sendable {
         }
         let pki = directory.appendingPathComponent("pki")
         try FileManager.default.createDirectory(at: pki, withIntermediateDirectories: true)
-        try Self.makeCA(named: "notifyd test CA", in: pki, prefix: "ca")
-        try Self.makeServerCertificate(in: pki)
+        try TestCertificates.makeCA(named: "notifyd test CA", in: pki, prefix: "ca")
+        try TestCertificates.makeServerCertificate(in: pki)
         try patchModule()
         try writeConfiguration()
         try tool("prosodyctl", ["--config", configPath, "register", Self.user, Self.domain, Self.password])
@@ -106,12 +106,7 @@ public final class ProsodyServer: @unchecked Sendable {
     }
 
     /// A CA of its own that signed nothing this server presents, as a PEM file.
-    public func unrelatedCA() throws -> String {
-        let other = directory.appendingPathComponent("other-ca")
-        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
-        try Self.makeCA(named: "unrelated CA", in: other, prefix: "ca")
-        return other.appendingPathComponent("ca.crt").path
-    }
+    public func unrelatedCA() throws -> String { try TestCertificates.unrelatedCA(in: directory) }
 
     @discardableResult
     private func tool(_ name: String, _ arguments: [String], mustSucceed: Bool = true) throws -> ProcessResult {

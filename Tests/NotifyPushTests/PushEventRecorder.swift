@@ -2,36 +2,46 @@ import NotifyPush
 import NotifyTesting
 import Synchronization
 
+/// The events a push client reported on its thread, in order, for the
+/// tests to wait on (bounded).
+final class RecordedEvents<Event: Sendable>: Sendable {
+    private let events = Mutex<[Event]>([])
+
+    func append(_ event: Event) { events.withLock { $0.append(event) } }
+
+    var all: [Event] { events.withLock { $0 } }
+
+    /// The first event after the first `skipping` that `match` takes, waited for.
+    func wait<T>(_ what: String, seconds: Double = 20, after skipping: Int = 0, _ match: (Event) -> T?) throws -> T {
+        var found: T?
+        try waitUntil(what, seconds: seconds) {
+            found = all.dropFirst(skipping).lazy.compactMap(match).first
+            return found != nil
+        }
+        guard let found else { throw TestFailure("no \(what)") }
+        return found
+    }
+}
+
 /// An XMPP push client whose events are recorded, for the tests to wait on.
 final class RecordedPushClient: Sendable {
-    /// The events, in the order the client's thread reported them.
-    final class EventLog: Sendable {
-        let events = Mutex<[XMPPPushEvent]>([])
-    }
-
-    let log = EventLog()
+    let log = RecordedEvents<XMPPPushEvent>()
     let client: XMPPPushClient
 
     init() throws {
         let log = self.log
-        client = try XMPPPushClient { event in log.events.withLock { $0.append(event) } }
+        client = try XMPPPushClient { event in log.append(event) }
     }
 
     deinit { client.stop() }
 
-    var recorded: [XMPPPushEvent] { log.events.withLock { $0 } }
+    var recorded: [XMPPPushEvent] { log.all }
 
     /// The first event after the first `skipping` that `match` takes, waited for (bounded).
     func wait<T>(
         _ what: String, seconds: Double = 20, after skipping: Int = 0, _ match: (XMPPPushEvent) -> T?
     ) throws -> T {
-        var found: T?
-        try waitUntil(what, seconds: seconds) {
-            found = recorded.dropFirst(skipping).lazy.compactMap(match).first
-            return found != nil
-        }
-        guard let found else { throw TestFailure("no \(what)") }
-        return found
+        try log.wait(what, seconds: seconds, after: skipping, match)
     }
 
     /// Waits for the state `state`, after the first `skipping` events.
@@ -58,6 +68,72 @@ final class RecordedPushClient: Sendable {
     func waitForPush(after skipping: Int = 0) throws -> PushMessage {
         try wait("a push", after: skipping) { event in
             if case .push(let message) = event { return message }
+            return nil
+        }
+    }
+}
+
+/// An ntfy push client whose events are recorded, for the tests to wait on.
+final class RecordedNtfyClient: Sendable {
+    let log = RecordedEvents<NtfyPushEvent>()
+    let client: NtfyPushClient
+
+    init() throws {
+        let log = self.log
+        client = try NtfyPushClient { event in log.append(event) }
+    }
+
+    deinit { client.stop() }
+
+    var recorded: [NtfyPushEvent] { log.all }
+
+    /// The messages so far: topic, id and body.
+    var messages: [(topic: String, id: String, body: [UInt8])] {
+        recorded.compactMap { event in
+            if case .message(let topic, let id, _, let body) = event { return (topic, id, body) }
+            return nil
+        }
+    }
+
+    /// The reasons of the dropped events so far.
+    var dropped: [String] {
+        recorded.compactMap { event in
+            if case .dropped(let reason) = event { return reason }
+            return nil
+        }
+    }
+
+    /// Waits for a state `match` takes, after the first `skipping` events.
+    @discardableResult
+    func waitForState(
+        _ what: String, after skipping: Int = 0, seconds: Double = 20, _ match: (NtfyConnectionState) -> Bool
+    ) throws -> NtfyConnectionState {
+        try log.wait(what, seconds: seconds, after: skipping) { event in
+            if case .state(let state) = event, match(state) { return state }
+            return nil
+        }
+    }
+
+    /// Waits for `connected`, after the first `skipping` events.
+    func waitUntilConnected(after skipping: Int = 0, seconds: Double = 20) throws {
+        try waitForState("connected", after: skipping, seconds: seconds) { $0 == .connected }
+    }
+
+    /// Waits for a disconnection whose reason holds `words` (any, when
+    /// empty); returns its reason.
+    func waitForDisconnection(after skipping: Int = 0, seconds: Double = 20, saying words: String = "") throws -> String {
+        let state = try waitForState("disconnected, saying \"\(words)\"", after: skipping, seconds: seconds) {
+            if case .disconnected(let reason) = $0 { return words.isEmpty || reason.contains(words) }
+            return false
+        }
+        guard case .disconnected(let reason) = state else { return "" }
+        return reason
+    }
+
+    /// Waits for the message `id`; returns its topic and body.
+    func waitForMessage(id: String, seconds: Double = 20) throws -> (topic: String, body: [UInt8]) {
+        try log.wait("the message \(id)", seconds: seconds) { event in
+            if case .message(let topic, id, _, let body) = event { return (topic, body) }
             return nil
         }
     }

@@ -71,18 +71,7 @@ struct XMPPPushClientTests {
         let (recorder, endpoint) = try Self.connectedClient(server)
         let thread = recorder.client.threadID
         #expect(ProcReader.readFile("/proc/self/task/\(thread)/comm")?.hasPrefix("notifyd-xmpp") == true)
-        func switches() throws -> Int {
-            guard let fields = ProcReader.statusFields("/proc/self/task/\(thread)/status"),
-                let voluntary = fields["voluntary_ctxt_switches"].flatMap({ Int($0) }),
-                let nonvoluntary = fields["nonvoluntary_ctxt_switches"].flatMap({ Int($0) })
-            else { throw TestFailure("cannot read the client thread's context switches") }
-            return voluntary + nonvoluntary
-        }
-        let before = try switches()
-        // A window of measurement, not a wait for a condition: the thread
-        // must not run at all within it.
-        usleep(3_000_000)
-        #expect(try switches() - before <= 1)
+        #expect(try ThreadWakeups(thread: thread).during(seconds: 3) <= 1)
         let count = recorder.recorded.count
         let post = try server.startPost([7], to: endpoint)
         let push = try recorder.waitForPush(after: count)
