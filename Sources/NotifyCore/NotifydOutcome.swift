@@ -100,6 +100,8 @@ public enum StateWrite: Sendable, Hashable {
     case pushMessagesReleased([UInt64])
     /// The push server set (nil: none), with its password.
     case pushServer(PushServerSettings?)
+    /// The last message stored from an ntfy server (the row of the server).
+    case pushServerCursor(String)
 }
 
 /// What the daemon carries out once the batch is committed.

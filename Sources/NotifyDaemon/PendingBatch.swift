@@ -89,6 +89,8 @@ struct PendingBatch {
             for id in ids { writes.stagePushMessageRemoval(id: id) }
         case .pushServer(let server):
             writes.stagePushServer(server.map(StateMapping.row))
+        case .pushServerCursor(let cursor):
+            writes.stagePushServerCursor(cursor)
         }
     }
 }

@@ -120,7 +120,8 @@ public enum StateSchema {
                     port INTEGER NULL CHECK (port BETWEEN 1 AND 65535),
                     ca_file TEXT NULL,
                     password TEXT NULL,
-                    password_in_secret_service INTEGER NOT NULL DEFAULT 0 CHECK (password_in_secret_service IN (0, 1))
+                    password_in_secret_service INTEGER NOT NULL DEFAULT 0 CHECK (password_in_secret_service IN (0, 1)),
+                    cursor TEXT NULL
                 );
                 """),
     ]

@@ -184,6 +184,8 @@ public final class StateStore {
             try push.removeMessage(id: id)
         case .pushServer(let server):
             try push.setServer(server)
+        case .pushServerCursor(let cursor):
+            try push.setCursor(cursor)
         }
     }
 }

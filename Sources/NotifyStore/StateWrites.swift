@@ -43,6 +43,8 @@ enum StagedWrite: Sendable {
     case pushMessageRemoval(id: UInt64)
     /// Set the push server (nil: none).
     case pushServer(StoredPushServer?)
+    /// Set the push server's cursor (the last ntfy message stored).
+    case pushServerCursor(String)
 
     /// What a write replaces: a later write with the same key wins.
     enum Key: Hashable {
@@ -55,6 +57,7 @@ enum StagedWrite: Sendable {
         case fetchHistoryTrim(appID: String)
         case pushRegistration(token: String)
         case pushServer
+        case pushServerCursor
     }
 
     /// `nil` for a handler insert: a second insert of an ID must reach the
@@ -81,6 +84,7 @@ enum StagedWrite: Sendable {
         case .pushRegistration(let registration): .pushRegistration(token: registration.token)
         case .pushRegistrationRemoval, .pushMessage, .pushMessageRemoval: nil
         case .pushServer: .pushServer
+        case .pushServerCursor: .pushServerCursor
         }
     }
 }

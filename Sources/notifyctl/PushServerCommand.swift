@@ -10,23 +10,25 @@ struct PushServer: ParsableCommand {
         abstract: "Set the push server notifyd's distributor uses, for every app.",
         discussion: """
             KIND is xmpp (ADDRESS: an XMPP account, user@example.org, on a server with UnifiedPush \
-            support, such as Prosody with mod_unified_push) or none (no ADDRESS). ntfy is not supported \
-            by this build yet. The password is read from --password-file (its first line), or asked on the \
-            terminal without echo; it is never taken on the command line. TLS is required and the \
-            server's certificate verified against the system's CAs or --ca-file, except to a loopback \
-            address. Every registration moves to the new server and its app gets a new endpoint.
+            support, such as Prosody with mod_unified_push), ntfy (ADDRESS: the server's URL, \
+            https://ntfy.sh or your own; one topic per registration) or none (no ADDRESS). The XMPP \
+            password is read from --password-file (its first line), or asked on the terminal without echo; \
+            it is never taken on the command line. TLS is required and the server's certificate verified \
+            against the system's CAs and --ca-file, except to a loopback address. Every registration moves \
+            to the new server and its app gets a new endpoint.
 
             Examples:
               notifyctl push server xmpp alice@example.org
               notifyctl push server xmpp alice@example.org --password-file ~/.config/push-password
               notifyctl push server xmpp alice@localhost --host 127.0.0.1 --port 5222 --ca-file ca.pem
+              notifyctl push server ntfy https://ntfy.sh
               notifyctl push server none
             """)
 
-    @Argument(help: ArgumentHelp("xmpp or none.", valueName: "kind"))
+    @Argument(help: ArgumentHelp("xmpp, ntfy or none.", valueName: "kind"))
     var kind: String
 
-    @Argument(help: ArgumentHelp("The account (xmpp); nothing for none.", valueName: "address"))
+    @Argument(help: ArgumentHelp("The account (xmpp), the server's URL (ntfy); nothing for none.", valueName: "address"))
     var address: String?
 
     @Option(help: ArgumentHelp("Read the password from the first line of this file.", valueName: "file"))
@@ -50,8 +52,12 @@ struct PushServer: ParsableCommand {
         case "xmpp":
             guard address != nil else { throw ValidationError("xmpp needs the account, user@example.org") }
             if port == 0 { throw ValidationError("--port must be 1 to 65535") }
-        case "ntfy": throw ValidationError("ntfy servers are not supported by this build yet; use xmpp")
-        default: throw ValidationError("unknown kind '\(kind)': use xmpp or none")
+        case "ntfy":
+            guard address != nil else { throw ValidationError("ntfy needs the server's URL, such as https://ntfy.sh") }
+            guard passwordFile == nil, host == nil, port == nil else {
+                throw ValidationError("ntfy takes only --ca-file: its URL says where it is")
+            }
+        default: throw ValidationError("unknown kind '\(kind)': use xmpp, ntfy or none")
         }
     }
 
@@ -61,6 +67,8 @@ struct PushServer: ParsableCommand {
             options["password"] = .string(try password())
             if let host { options["host"] = .string(host) }
             if let port { options["port"] = .uint16(port) }
+        }
+        if kind != "none" {
             if let caFile { options["ca-file"] = .string(caFile.hasPrefix("/") ? caFile : EventOptions.absolute(caFile, in: try Event.currentDirectory())) }
         }
         _ = try DaemonClient.connect().call(

@@ -48,6 +48,14 @@ extension NotifydState {
         return Decision(changed, NotifydOutcome(writes: [.pushRegistration(registration)], effects: effects))
     }
 
+    /// A message from an ntfy server is stored with this one: a stream
+    /// opened after a restart starts after `id`.
+    public mutating func setPushServerCursor(_ id: String) -> Decision<Void> {
+        guard push.server != nil, push.serverCursor != id else { return Decision(NotifydOutcome()) }
+        push.serverCursor = id
+        return Decision(NotifydOutcome(writes: [.pushServerCursor(id)]))
+    }
+
     /// `SetServer`: the new push server (nil: none); every endpoint, which
     /// the old one gave, is forgotten. Nothing changes for the same settings.
     public mutating func setPushServer(_ settings: PushServerSettings?) -> Decision<[PushToken]> {

@@ -3,10 +3,11 @@ extension PushBook {
     /// first; a message whose registration is gone is left out.
     public init(
         restoring registrations: [PushRegistration], held: [PushMessage], lastMessageID: UInt64,
-        server: PushServerSettings? = nil
+        server: PushServerSettings? = nil, serverCursor: String? = nil
     ) {
         self.init()
         self.server = server
+        self.serverCursor = server == nil ? nil : serverCursor
         for registration in registrations where tokensByServerKey[registration.serverKey] == nil {
             self.registrations[registration.token] = registration
             tokensByServerKey[registration.serverKey] = registration.token

@@ -10,6 +10,7 @@ extension PushBook {
     /// the old server gave. Returns the tokens that had one.
     public mutating func setServer(_ settings: PushServerSettings?) -> [PushToken] {
         server = settings
+        serverCursor = nil
         return clearEndpoints()
     }
 

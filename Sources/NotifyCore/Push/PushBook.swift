@@ -27,6 +27,9 @@ public struct PushBook: Sendable, Hashable {
     public internal(set) var lastMessageID: UInt64 = 0
     /// The push server set with `SetServer`; nil: none.
     public internal(set) var server: PushServerSettings?
+    /// The ID of the last message stored from an ntfy server: a stream
+    /// opened later starts after it.
+    public internal(set) var serverCursor: String?
     /// Each registration's token by its name at the push server.
     public internal(set) var tokensByServerKey: [PushServerKey: PushToken] = [:]
 

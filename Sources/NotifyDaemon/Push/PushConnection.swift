@@ -72,6 +72,10 @@ final class PushConnection {
     /// Whether pushes can arrive now.
     var isConnected: Bool { state == .connected }
 
+    /// Whether a registration can be given an endpoint now: connected, or
+    /// a server whose endpoints are made without it (ntfy).
+    var canRegisterNow: Bool { isConnected || link?.registersOffline == true }
+
     /// Replaces the link with one for `settings` (nil: none).
     func connect(_ settings: PushServerSettings?) {
         link?.stop()
@@ -88,9 +92,18 @@ final class PushConnection {
             case .xmpp:
                 link = try XMPPServerLink(settings: settings, loop: loop) { [weak self] in self?.handle($0) }
             case .ntfy:
-                throw NotifydError(.invalidArgs, "ntfy servers are not supported by this build yet")
+                link = try NtfyServerLink(
+                    settings: settings, cursor: committer.current.push.serverCursor, loop: loop
+                ) { [weak self] in self?.handle($0) }
             }
             state = .connecting
+            // An ntfy server follows every registration's topic, with or
+            // without an endpoint stored.
+            if link?.registersOffline == true {
+                for registration in committer.current.push.registrations.values.sorted(by: { $0.token < $1.token }) {
+                    ask(registration.serverKey)
+                }
+            }
         } catch {
             state = .disconnected(error.message)
             logger.warning("cannot connect to the push server \(settings.address): \(error.message)")
@@ -100,7 +113,7 @@ final class PushConnection {
     /// A registration was stored (new, or again): asked for an endpoint
     /// when it has none and the server is connected.
     func registered(_ registration: PushRegistration) {
-        guard registration.endpoint == nil, isConnected else { return }
+        guard registration.endpoint == nil, canRegisterNow else { return }
         ask(registration.serverKey)
     }
 
@@ -129,7 +142,8 @@ final class PushConnection {
             if new == .connected {
                 asked.removeAll()
                 renewEndpoints()
-            } else {
+            } else if link?.registersOffline != true {
+                // Endpoints asked of the server will not come on this connection.
                 asked.removeAll()
                 waitingRegistrations.failAll()
             }
@@ -166,6 +180,9 @@ final class PushConnection {
                 return
             }
             answers[received.message.id] = answer
+            // ntfy's acknowledgement is notifyd's own: the message's ID,
+            // stored in the same commit as the message.
+            if case .ntfy(let id) = answer { committer.apply { $0.setPushServerCursor(id) } }
             for dropped in received.dropped {
                 logger.notice("dropped push message \(dropped.id) for \(token): the app did not take it, and newer ones came")
             }

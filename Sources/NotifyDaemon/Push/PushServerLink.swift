@@ -6,6 +6,9 @@ import NotifyCore
 /// through the ``PushServerLinkEvent`` closure it was made with, also on
 /// the bus loop.
 protocol PushServerLink: AnyObject {
+    /// Whether endpoints are made without the server (ntfy: an endpoint is
+    /// a topic's URL), so registrations need no connection.
+    var registersOffline: Bool { get }
     /// Asks the server for an endpoint for `key` (answered by
     /// ``PushServerLinkEvent/registered(_:endpoint:expiry:)`` or
     /// ``PushServerLinkEvent/registrationFailed(_:reason:)``).

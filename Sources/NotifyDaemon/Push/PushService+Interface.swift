@@ -84,19 +84,21 @@ extension PushService {
                         .init("options", .dictionary(key: .string, value: .variant)),
                     ],
                     documentation: """
-                        kind: xmpp (address: a JID, user@example.org; option password required) or none \
-                        (address empty, no options); ntfy is refused by this build for now. Options: password \
-                        (s), host (s) and port (q) to connect to, ca-file (s, an absolute path to PEM CAs). \
-                        TLS is required and the certificate verified, except to a loopback address. Stored \
-                        before the answer (the password in the state database, readable by the user alone); \
-                        then every registration is asked of the new server and its app gets NewEndpoint. A \
-                        sandboxed caller: NotPermitted. Bad arguments: InvalidArgs saying which.
+                        kind: xmpp (address: a JID, user@example.org; option password required; host (s) and \
+                        port (q) to connect to), ntfy (address: the server's URL, https://ntfy.sh; one topic per \
+                        registration, all followed through one stream, caught up after a reconnection) or none \
+                        (address empty, no options). ca-file (s): an absolute path to PEM CAs trusted besides \
+                        the system's. TLS is required and the certificate verified, except to a loopback \
+                        address. Stored before the answer (the password in the Secret Service when one \
+                        answers, else in the state database, readable by the user alone); then every \
+                        registration is asked of the new server and its app gets NewEndpoint. A sandboxed \
+                        caller: NotPermitted. Bad arguments: InvalidArgs saying which.
                         """,
                     handler: handle { $0.setServer }),
                 DBusMethod(
                     "GetStatus", outputs: [.init("status", .dictionary(key: .string, value: .variant))],
                     documentation: """
-                        kind (s: xmpp or none), address (s), state (s: not-configured, connecting, connected, \
+                        kind (s: xmpp, ntfy or none), address (s), state (s: not-configured, connecting, connected, \
                         disconnected, authentication-failed), reason (s, one sentence), registrations (u), \
                         pending-messages (u). Never the password.
                         """,

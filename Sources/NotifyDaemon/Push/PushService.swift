@@ -92,7 +92,7 @@ final class PushService {
         guard let connection, committer.current.push.server != nil else {
             return committer.respond(call, values(Answer.failed, Answer.actionRequired))
         }
-        guard connection.isConnected else { return committer.respond(call, values(Answer.failed, Answer.network)) }
+        guard connection.canRegisterNow else { return committer.respond(call, values(Answer.failed, Answer.network)) }
         connection.registered(registration)
         let waiting = connection.waitingRegistrations.wait(call, for: token) { success in
             success ? values(Answer.succeeded, "") : values(Answer.failed, Answer.network)
@@ -197,9 +197,7 @@ final class PushService {
         guard let serverKind = PushServerSettings.Kind(rawValue: kind) else {
             throw NotifydError(.invalidArgs, "unknown push server kind '\(kind)'; it is xmpp, ntfy or none")
         }
-        guard serverKind == .xmpp else {
-            throw NotifydError(.invalidArgs, "ntfy servers are not supported by this build yet; use xmpp")
-        }
+
         var port: UInt16?
         switch options["port"] {
         case .uint16(let value)?: port = value
@@ -210,7 +208,14 @@ final class PushService {
             kind: serverKind, address: address, host: try string(options, "host"), port: port,
             caFile: try string(options, "ca-file"),
             password: try string(options, "password").map { (text) throws(NotifydError) in try PushSecret(text) })
-        _ = try XMPPServerLink.clientSettings(settings)
+        switch serverKind {
+        case .xmpp: _ = try XMPPServerLink.clientSettings(settings)
+        case .ntfy:
+            guard options["password"] == nil, options["host"] == nil, options["port"] == nil else {
+                throw NotifydError(.invalidArgs, "an ntfy server takes only 'ca-file'; its URL says where it is")
+            }
+            _ = try NtfyServerLink.clientSettings(settings)
+        }
         return settings
     }
 

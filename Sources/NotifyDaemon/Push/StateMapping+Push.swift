@@ -71,7 +71,8 @@ extension StateMapping {
             }
             held.append(PushMessage(id: row.id, token: token, serverID: row.serverID, body: row.body, received: row.received))
         }
-        let server = try store.loadPushServer().flatMap { pushServer(from: $0, logger: logger) }
-        return PushBook(restoring: registrations, held: held, lastMessageID: highest, server: server)
+        let row = try store.loadPushServer()
+        let server = row.flatMap { pushServer(from: $0, logger: logger) }
+        return PushBook(restoring: registrations, held: held, lastMessageID: highest, server: server, serverCursor: row?.cursor)
     }
 }

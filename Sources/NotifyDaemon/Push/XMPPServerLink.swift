@@ -46,6 +46,8 @@ final class XMPPServerLink: PushServerLink {
         }
     }
 
+    var registersOffline: Bool { false }
+
     func register(_ key: PushServerKey) { client.register(application: key.bytes, instance: key.bytes) }
     func forget(_ key: PushServerKey) {}
     func acknowledge(_ answer: PushServerAnswer) {

@@ -62,6 +62,8 @@ public struct StoredPushServer: Sendable, Hashable {
     public var password: String?
     /// The password is in the Secret Service, not here.
     public var passwordInSecretService: Bool
+    /// The last ntfy message stored (read only: set with its own write).
+    public var cursor: String?
 
     public init(
         kind: String, address: String, host: String?, port: UInt16?, caFile: String?, password: String?,

@@ -35,6 +35,11 @@ extension StateWrites {
         stage(.pushMessage(message))
     }
 
+    /// Stages the push server's cursor. No I/O.
+    public mutating func stagePushServerCursor(_ cursor: String) {
+        stage(.pushServerCursor(cursor))
+    }
+
     /// Stages the push server (nil: none). No I/O.
     public mutating func stagePushServer(_ server: StoredPushServer?) {
         stage(.pushServer(server))

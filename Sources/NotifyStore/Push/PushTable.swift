@@ -10,6 +10,7 @@ struct PushTable {
     private let shiftExpiries: SQLiteStatement
     private let replaceServer: SQLiteStatement
     private let deleteServer: SQLiteStatement
+    private let updateCursor: SQLiteStatement
 
     init(database: SQLiteDatabase) throws {
         upsertRegistration = try database.prepare("""
@@ -25,6 +26,7 @@ struct PushTable {
             VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)
             """)
         deleteServer = try database.prepare("DELETE FROM push_server")
+        updateCursor = try database.prepare("UPDATE push_server SET cursor = ?1 WHERE id = 1")
         deleteRegistration = try database.prepare("DELETE FROM push_registrations WHERE token = ?1")
         deleteMessagesOfToken = try database.prepare("DELETE FROM push_messages WHERE token = ?1")
         insertMessage = try database.prepare(
@@ -54,6 +56,14 @@ struct PushTable {
         try statement.bind(bytes: registration.serverKey, at: 9)
         if let expiry = registration.endpointExpiry { try statement.bind(expiry, at: 10) } else { try statement.bindNull(at: 10) }
         _ = try statement.step()
+    }
+
+    /// Sets the server's cursor (nothing without a server).
+    func setCursor(_ cursor: String) throws {
+        updateCursor.reset()
+        defer { updateCursor.reset() }
+        try updateCursor.bind(cursor, at: 1)
+        _ = try updateCursor.step()
     }
 
     /// Sets the one row of the push server, or removes it (nil).
@@ -140,12 +150,14 @@ struct PushTable {
 
     static func loadServer(from database: SQLiteDatabase) throws -> StoredPushServer? {
         let select = try database.prepare(
-            "SELECT kind, address, host, port, ca_file, password, password_in_secret_service FROM push_server WHERE id = 1")
+            "SELECT kind, address, host, port, ca_file, password, password_in_secret_service, cursor FROM push_server WHERE id = 1")
         guard try select.step(), let kind = select.string(at: 0), let address = select.string(at: 1) else { return nil }
-        return StoredPushServer(
+        var server = StoredPushServer(
             kind: kind, address: address, host: select.string(at: 2),
             port: select.isNull(at: 3) ? nil : UInt16(exactly: select.int64(at: 3)), caFile: select.string(at: 4),
             password: select.string(at: 5), passwordInSecretService: select.int64(at: 6) != 0)
+        server.cursor = select.string(at: 7)
+        return server
     }
 
     static func loadMessages(from database: SQLiteDatabase) throws -> [StoredPushMessage] {
