@@ -27,9 +27,7 @@ extension Notifyd {
             case .string(let newOwner) = arguments[2]
         else { return }
         // An app's name appeared: the push messages held for it go now.
-        if !name.hasPrefix(":"), !newOwner.isEmpty, let app = try? AppID(name),
-            !committer.current.push.registrations(of: app).isEmpty
-        {
+        if !name.hasPrefix(":"), !newOwner.isEmpty, let app = try? AppID(name) {
             pushConnection.delivery.deliverHeld(for: app)
         }
         guard name.hasPrefix(":"), !oldOwner.isEmpty, newOwner.isEmpty else { return }

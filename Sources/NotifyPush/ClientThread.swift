@@ -90,12 +90,24 @@ final class ClientRunner<Command: Sendable>: Sendable {
 
     /// Posts the stop command and waits for the thread to end (at once when it was stopped before).
     func stop() {
-        let first = stopped.withLock { stopped in
+        guard takeStop() else { return }
+        mailbox.post(stopCommand)
+        pthread_join(thread, nil)
+    }
+
+    /// Posts the stop command and returns at once: the thread ends by
+    /// itself (detached), for an owner that must not wait for a disconnect.
+    func stopWithoutWaiting() {
+        guard takeStop() else { return }
+        mailbox.post(stopCommand)
+        pthread_detach(thread)
+    }
+
+    /// True for the first stop asked, of either kind.
+    private func takeStop() -> Bool {
+        stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped
         }
-        guard first else { return }
-        mailbox.post(stopCommand)
-        pthread_join(thread, nil)
     }
 }

@@ -63,6 +63,12 @@ public final class NtfyPushClient: Sendable {
     /// until this is called, so call it before the client is released.
     public func stop() { runner.stop() }
 
+    /// Asks the thread to disconnect and end, and returns at once (the
+    /// thread ends by itself): for an owner whose thread must not wait,
+    /// such as a loop replacing one server with another. Nothing it reports
+    /// afterwards is of use to the owner.
+    public func stopWithoutWaiting() { runner.stopWithoutWaiting() }
+
     /// A new topic for a registration: `up` and 12 random letters and
     /// digits, as ntfy wants UnifiedPush topics (14 characters starting
     /// with `up`, else its per-subscriber rate limiting does not apply and

@@ -63,4 +63,10 @@ public final class XMPPPushClient: Sendable {
     /// when it was stopped before). Not from `onEvent`; the thread runs
     /// until this is called, so call it before the client is released.
     public func stop() { runner.stop() }
+
+    /// Asks the thread to disconnect and end, and returns at once (the
+    /// thread ends by itself): for an owner whose thread must not wait,
+    /// such as a loop replacing one server with another. Nothing it reports
+    /// afterwards is of use to the owner.
+    public func stopWithoutWaiting() { runner.stopWithoutWaiting() }
 }

@@ -71,32 +71,23 @@ public final class ProsodyServer: @unchecked Sendable {
         }
     }
 
+    /// Freezes the server (SIGSTOP), as a host that stopped answering:
+    /// connections stay open and nothing is read; `false` thaws it.
+    public func freeze(_ frozen: Bool = true) {
+        if let pid = process?.pid { _ = Glibc.kill(pid, frozen ? SIGSTOP : SIGCONT) }
+    }
+
     /// Stops the server (SIGTERM, then SIGKILL after 10 seconds).
     public func stop() {
         process?.terminate(graceSeconds: 10)
         process = nil
     }
 
-    /// Starts a POST of `body` to `endpoint` by a `curl` process of its
-    /// own and returns at once: the server answers only when the client has
-    /// answered the push, which the test makes happen meanwhile. A process,
-    /// not a task: a test that blocks its thread while waiting for the push
-    /// must not also need a thread of the (two-thread) cooperative pool.
+    /// Starts a POST of `body` to `endpoint`, as an application server
+    /// does (``StartedPost``): the server answers only once the client
+    /// answered the push, which the test makes happen meanwhile.
     public func startPost(_ body: [UInt8], to endpoint: String, seconds: Int = 30) throws -> StartedPost {
-        let file = directory.appendingPathComponent("body-\(UUID().uuidString)")
-        try Data(body).write(to: file)
-        let curl = try SpawnedProcess(
-            try requireTool("curl", package: "curl"),
-            ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "\(seconds)",
-             "-H", "Content-Type: application/octet-stream", "--data-binary", "@\(file.path)", endpoint],
-            environment: childEnvironment(), pipedDescriptors: [1, 2], reaping: .whenAsked)
-        return StartedPost(curl: curl, bodyFile: file)
-    }
-
-    /// POSTs `body` to `endpoint` and returns the HTTP status (0 when curl
-    /// got none); blocks until the server answers, at most `seconds`.
-    public func post(_ body: [UInt8], to endpoint: String, seconds: Int = 30) throws -> Int {
-        try startPost(body, to: endpoint, seconds: seconds).status()
+        try StartedPost(body, to: endpoint, scratch: directory, seconds: seconds)
     }
 
     /// The HTTP status of a GET of `url`.
@@ -123,10 +114,25 @@ public final class ProsodyServer: @unchecked Sendable {
     }
 }
 
-/// A POST under way (``ProsodyServer/startPost(_:to:seconds:)``).
+/// A POST of an application server under way, by a `curl` process of its
+/// own: a process, not a task, since a test that blocks its thread while
+/// waiting for the push must not also need a thread of the (two-thread)
+/// cooperative pool.
 public struct StartedPost: Sendable {
     let curl: SpawnedProcess
     let bodyFile: URL
+
+    /// Starts POSTing `body` to `endpoint` (its file in `scratch`), at most `seconds`.
+    public init(_ body: [UInt8], to endpoint: String, scratch: URL, seconds: Int = 30) throws {
+        let file = scratch.appendingPathComponent("body-\(UUID().uuidString)")
+        try Data(body).write(to: file)
+        curl = try SpawnedProcess(
+            try requireTool("curl", package: "curl"),
+            ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "\(seconds)",
+             "-H", "Content-Type: application/octet-stream", "--data-binary", "@\(file.path)", endpoint],
+            environment: childEnvironment(), pipedDescriptors: [1, 2], reaping: .whenAsked)
+        bodyFile = file
+    }
 
     /// Waits for the server's answer (curl's `--max-time` bounds it) and
     /// returns its HTTP status, 0 when there was none.

@@ -16,12 +16,7 @@ import Testing
 
     /// POSTs `body` to `endpoint` as an application server does; the HTTP status.
     static func post(_ body: [UInt8], to endpoint: String, in directory: URL) throws -> Int {
-        let file = directory.appendingPathComponent("body-\(UUID().uuidString)")
-        try Data(body).write(to: file)
-        let result = try runProcess(
-            "/usr/bin/curl",
-            ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20", "--data-binary", "@\(file.path)", endpoint])
-        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        try StartedPost(body, to: endpoint, scratch: directory).status()
     }
 
     func setServer(_ fixture: Fixture, _ ntfy: NtfyDoubleServer) throws {

@@ -107,5 +107,12 @@ import Testing
                 member: "RemoveRegistrations", [.string("org.example.Other")])
         }
         #expect(removal?.name.hasSuffix("NotPermitted") == true, "\(String(describing: removal))")
+        // The push server is the user's choice, for every app: not a sandboxed app's.
+        let setting = #expect(throws: DBusError.self) {
+            try app.call(
+                destination: Fixture.busName, path: Fixture.path, interface: "org.notifyd.Notifyd1.Push",
+                member: "SetServer", [.string("ntfy"), .string("https://ntfy.example.org"), .vardict([:])])
+        }
+        #expect(setting?.name.hasSuffix("NotPermitted") == true, "\(String(describing: setting))")
     }
 }

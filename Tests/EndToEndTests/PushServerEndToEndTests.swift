@@ -18,9 +18,9 @@ import Testing
         let prosody: ProsodyServer
         let fixture: Fixture
 
-        init() throws {
+        init(extraEnvironment: [String: String] = [:]) throws {
             prosody = try ProsodyServer()
-            fixture = try Fixture()
+            fixture = try Fixture(extraEnvironment: extraEnvironment)
             try fixture.call(
                 PushServerEndToEndTests.push, "SetServer",
                 [
@@ -124,6 +124,62 @@ import Testing
         let count = connector.records.count
         #expect(try setup.prosody.startPost([7, 7], to: endpoint).status() == 201)
         try connector.waitFor("a message after the restart", after: count) { $0.member == "Message" && $0.message == [7, 7] }
+    }
+
+    /// SPEC: a message not taken is retried "when the app's name appears":
+    /// the fixed app is started by someone else (here D-Bus, asked to by a
+    /// short-lived dbus-send), and never registers again.
+    @Test func aHeldMessageIsDeliveredWhenTheAppsNameAppears() throws {
+        let setup = try Setup()
+        let failing = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Late", refuseMessages: true)
+        #expect(try failing.register(token: "late-1").success == "REGISTRATION_SUCCEEDED")
+        let endpoint = try failing.waitFor("NewEndpoint") { $0.member == "NewEndpoint" }.endpoint
+        #expect(try setup.prosody.startPost([4, 2], to: endpoint).status() == 201)
+        try waitUntil("the message held") { try setup.details(of: "org.example.Late")["pending"] == .uint32(1) }
+        try failing.kill()
+        let fixed = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Late")
+        let start = try runProcess(
+            "/usr/bin/dbus-send",
+            ["--bus=\(setup.fixture.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+             "org.freedesktop.DBus.StartServiceByName", "string:org.example.Late", "uint32:0"])
+        #expect(start.status == 0, "\(start.stderr)")
+        let message = try fixed.waitFor("the held message once its name appeared") { $0.member == "Message" }
+        #expect(message.message == [4, 2])
+    }
+
+    /// Each delivery holds off sleep through the logind lock that tasks use
+    /// (a fake logind on a system bus of the test's), released once the app
+    /// answered.
+    @Test func aDeliveryHoldsOffSleepUntilTheAppAnswers() throws {
+        let systemBus = try TestBus()
+        let logind = try FakeLogind(address: systemBus.address)
+        let setup = try Setup(extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": systemBus.address])
+        let connector = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Awake")
+        #expect(try connector.register(token: "awake-1").success == "REGISTRATION_SUCCEEDED")
+        let endpoint = try connector.waitFor("NewEndpoint") { $0.member == "NewEndpoint" }.endpoint
+        #expect(logind.calls.isEmpty, "no lock before a message")
+        #expect(try setup.prosody.startPost([1], to: endpoint).status() == 201)
+        try connector.waitFor("the message") { $0.member == "Message" }
+        try waitUntil("the lock taken for the delivery") {
+            logind.calls.contains { $0.what == "sleep" && $0.why == "An app is handling a push message" }
+        }
+        try waitUntil("the lock released once the app answered") { logind.held.isEmpty }
+    }
+
+    /// Replacing a server that stopped answering does not wait for its
+    /// disconnect: the bus loop answers at once (the old link ends on its
+    /// own thread).
+    @Test func settingAnotherServerWhileTheOldOneIsFrozenAnswersAtOnce() throws {
+        let setup = try Setup()
+        setup.prosody.freeze()
+        defer { setup.prosody.freeze(false) }
+        let nanoseconds = try MonotonicClock.measure {
+            try setup.fixture.call(Self.push, "SetServer", [.string("none"), .string(""), .vardict([:])])
+        }
+        let seconds = Double(nanoseconds) / 1e9
+        // The old client waits up to 2 s for a frozen server's close.
+        #expect(seconds < 1.5, "SetServer took \(seconds) s")
+        #expect(try setup.status()["state"] == .string("not-configured"))
     }
 
     @Test func aMessageTheAppDoesNotTakeIsKeptAndDeliveredWhenItRegistersAgain() throws {

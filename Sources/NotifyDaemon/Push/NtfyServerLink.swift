@@ -86,6 +86,7 @@ final class NtfyServerLink: PushServerLink {
 
     func networkReturned() { client.networkReturned() }
     func stop() { client.stop() }
+    func retire() { client.stopWithoutWaiting() }
 
     private func follow() {
         client.follow(topics: Set(router.keysByTopic.keys), since: cursor)

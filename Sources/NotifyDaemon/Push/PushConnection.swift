@@ -15,6 +15,8 @@ final class PushConnection {
     /// Where the server's password is kept.
     let passwords: PushPasswordKeeper
     private var link: (any PushServerLink)?
+    /// Counts the links made: what a retired link still reports is dropped.
+    private var generation = 0
     /// Where the link stands; `not-configured` without a server.
     private(set) var state = PushServerLinkState.notConfigured
     /// The answers owed to the server for messages not committed yet, by
@@ -78,8 +80,10 @@ final class PushConnection {
 
     /// Replaces the link with one for `settings` (nil: none).
     func connect(_ settings: PushServerSettings?) {
-        link?.stop()
+        link?.retire()  // its disconnect is not waited for on the bus loop
         link = nil
+        generation += 1
+        let current = generation
         answers.removeAll()
         asked.removeAll()
         waitingRegistrations.failAll()
@@ -90,11 +94,13 @@ final class PushConnection {
         do throws(NotifydError) {
             switch settings.kind {
             case .xmpp:
-                link = try XMPPServerLink(settings: settings, loop: loop) { [weak self] in self?.handle($0) }
+                link = try XMPPServerLink(settings: settings, loop: loop) { [weak self] in
+                    self?.handle($0, from: current)
+                }
             case .ntfy:
                 link = try NtfyServerLink(
                     settings: settings, cursor: committer.current.push.serverCursor, loop: loop
-                ) { [weak self] in self?.handle($0) }
+                ) { [weak self] in self?.handle($0, from: current) }
             }
             state = .connecting
             // An ntfy server follows every registration's topic, with or
@@ -135,7 +141,8 @@ final class PushConnection {
         link.register(key)
     }
 
-    private func handle(_ event: PushServerLinkEvent) {
+    private func handle(_ event: PushServerLinkEvent, from linkGeneration: Int) {
+        guard linkGeneration == generation else { return }  // a retired link's
         switch event {
         case .state(let new):
             state = new

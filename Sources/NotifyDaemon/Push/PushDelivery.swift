@@ -40,6 +40,7 @@ final class PushDelivery {
     /// name appeared).
     func deliverHeld(for app: AppID) {
         let push = committer.current.push
+        guard !push.pending.isEmpty else { return }  // the common case: nothing held
         for registration in push.registrations(of: app) {
             for message in push.held(for: registration.token) { deliver(message) }
         }

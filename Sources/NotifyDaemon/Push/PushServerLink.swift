@@ -22,8 +22,11 @@ protocol PushServerLink: AnyObject {
     func refuse(_ answer: PushServerAnswer)
     /// The network is back: connect at once instead of waiting.
     func networkReturned()
-    /// Disconnects and ends the link's thread; nothing is reported after.
+    /// Disconnects and ends the link's thread, waiting for it (shutdown).
     func stop()
+    /// Disconnects and ends the link's thread without waiting: the bus
+    /// loop replaces the link, and must not wait for a disconnect.
+    func retire()
 }
 
 /// How a message is answered to the server that brought it.

@@ -157,7 +157,7 @@ final class PushService {
         }
         let settings = try Self.serverSettings(kind: kind, address: address, options: options)
         try callers?.authorizeForAllApps(call)
-        guard let connection, let settings else { return apply(nil, answering: call) }
+        guard let connection, let settings else { return apply(settings, answering: call) }
         // The password goes to the Secret Service first (on its thread);
         // the settings are stored once it says where the password is.
         connection.passwords.keep(settings) { [weak self] kept in

@@ -58,6 +58,7 @@ final class XMPPServerLink: PushServerLink {
     }
     func networkReturned() { client.networkReturned() }
     func stop() { client.stop() }
+    func retire() { client.stopWithoutWaiting() }
 
     /// The client's event as the distributor sees it (on the client's thread).
     private static func translate(_ event: XMPPPushEvent) -> PushServerLinkEvent? {
