@@ -15,6 +15,7 @@ ACTIVATIONS_PER_APP = 1_000
 PENDING, PENDING_PER_APP = 100_000, 10_000
 FINISHED_KEPT = 1_000
 TASKS, TASKS_PER_APP = 4_096, 16
+PUSH_REGISTRATIONS, PUSH_PER_APP, PUSH_HELD, PUSH_BYTES = 1_000, 100, 100, 4_096
 bus = dbus.SessionBus()
 
 
@@ -80,6 +81,17 @@ def fill(database):
             "INSERT INTO handlers (id, session_id, app_id, stored_at_us, deadline_us) VALUES (?, ?, ?, ?, ?)",
             ((n + 1, f"bound-pending-{n}", app("P", n // PENDING_PER_APP), now, now + day) for n in range(PENDING)))
         db.execute("INSERT OR REPLACE INTO counters (name, value) VALUES ('last_handler_id', ?)", (PENDING,))
+        # UnifiedPush: 1,000 registrations of apps that are not installed,
+        # each with 100 messages of 4,096 bytes held (410 MB of bodies).
+        db.executemany(
+            "INSERT INTO push_registrations (token, app_id, server_key, description, connector, messages) "
+            "VALUES (?, ?, ?, '', 2, 0)",
+            ((f"bound-{r}", app("U", r // PUSH_PER_APP), r.to_bytes(32, "big")) for r in range(PUSH_REGISTRATIONS)))
+        body = bytes(range(256)) * (PUSH_BYTES // 256)
+        db.executemany(
+            "INSERT INTO push_messages (id, token, server_id, body, received_us) VALUES (?, ?, '', ?, ?)",
+            ((1 + r * PUSH_HELD + n, f"bound-{r}", body, now - 60_000_000)
+             for r in range(PUSH_REGISTRATIONS) for n in range(PUSH_HELD)))
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
 
@@ -101,15 +113,19 @@ def main():
     time.sleep(2)
     daemon = dbus.Interface(bus.get_object(BUS_NAME, PATH), "org.freedesktop.DBus.Properties")
     pending = int(daemon.Get("org.notifyd.Notifyd1.Daemon", "PendingHandlers"))
+    push = dbus.Interface(bus.get_object(BUS_NAME, PATH), "org.notifyd.Notifyd1.Push")
+    held = int(push.GetStatus()["pending-messages"])
     full = memory(process.pid)
     stop(process)
     print(f"memory-bound: fresh notifyd: VmRSS {fresh['VmRSS']:.1f} MB, RssAnon {fresh['RssAnon']:.1f} MB")
     print(f"memory-bound: every limit filled, loaded in {seconds:.1f} s: VmRSS {loaded['VmRSS']:.1f} MB, "
           f"RssAnon {loaded['RssAnon']:.1f} MB")
     print(f"memory-bound: and {TASKS} tasks: VmRSS {full['VmRSS']:.1f} MB, RssAnon {full['RssAnon']:.1f} MB, "
-          f"peak VmHWM {full['VmHWM']:.1f} MB; {pending} pending handlers")
+          f"peak VmHWM {full['VmHWM']:.1f} MB; {pending} pending handlers, {held} push messages held")
     if pending != PENDING:
         sys.exit(f"memory-bound: notifyd holds {pending} pending handlers, not {PENDING}")
+    if held != PUSH_REGISTRATIONS * PUSH_HELD:
+        sys.exit(f"memory-bound: notifyd holds {held} push messages, not {PUSH_REGISTRATIONS * PUSH_HELD}")
     worst = max(full["VmRSS"], full["VmHWM"])
     verdict = "within" if worst <= BOUND_MB else "ABOVE"
     print(f"memory-bound: {worst:.1f} MB {verdict} the bound of {BOUND_MB} MB")

@@ -139,7 +139,8 @@ public final class Notifyd {
         let connectors = ConnectorCaller(connection: connection, logger: logger)
         pushConnection = PushConnection(
             committer: committer, loop: loop, clock: clock,
-            delivery: PushDelivery(committer: committer, connectors: connectors, sleepLock: sleepLock, logger: logger),
+            delivery: PushDelivery(
+                committer: committer, bodies: writer, connectors: connectors, sleepLock: sleepLock, logger: logger),
             passwords: PushPasswordKeeper(loop: loop, bus: configuration.bus, logger: logger), logger: logger)
         effects = EffectRunner(
             emitter: emitter, launcher: launcher, desktop: popups, waiters: waiters, scheduler: fetchScheduler,

@@ -24,6 +24,7 @@ final class StoreWriter: @unchecked Sendable {
 
     private let store: StateStore
     private let thread: EventLoopThread
+    private let owner: EventLoop
     private let wakeOwner: @Sendable () -> Void
     private let logger: Logger
     private let finished = Mutex<[Outcome]>([])
@@ -41,6 +42,7 @@ final class StoreWriter: @unchecked Sendable {
         directory = store.directory
         self.logger = logger
         thread = try EventLoopThread(name: "notifyd-writer")
+        self.owner = owner
         wakeOwner = { owner.execute {} }
     }
 
@@ -57,6 +59,20 @@ final class StoreWriter: @unchecked Sendable {
             finished.withLock { $0.append(outcome) }
             wakeOwner()
             if outcome == nil { checkpoint() }
+        }
+    }
+
+    /// Runs `query` on the writer thread, after every batch submitted
+    /// before it (so it reads what they stored), then `then` with its
+    /// result on the owner's loop. Call on the owner's loop.
+    func read<Value: Sendable>(
+        _ query: @escaping @Sendable (StateStore) throws -> Value,
+        then: @escaping (Result<Value, any Error>) -> Void
+    ) {
+        let answer = LoopBound(then, loop: owner)
+        thread.loop.execute { [self] in
+            let result = Result { try query(store) }
+            answer.execute { $0(result) }
         }
     }
 

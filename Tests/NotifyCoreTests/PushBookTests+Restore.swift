@@ -18,12 +18,12 @@ extension PushBookTests {
     @Test func aRestoredBookLeavesOutMessagesOfRegistrationsThatAreGone() throws {
         let kept = PushRegistration(token: token("t"), app: chat, serverKey: key("t"), description: "", connector: .two)
         let held = [
-            PushMessage(id: 4, token: token("t"), serverID: "", body: [1], received: 2),
-            PushMessage(id: 2, token: token("t"), serverID: "", body: [2], received: 1),
-            PushMessage(id: 9, token: token("gone"), serverID: "", body: [3], received: 3),
+            HeldPushMessage(id: 4, token: token("t"), serverID: "", size: 1, received: 2),
+            HeldPushMessage(id: 2, token: token("t"), serverID: "", size: 2, received: 1),
+            HeldPushMessage(id: 9, token: token("gone"), serverID: "", size: 3, received: 3),
         ]
         let book = PushBook(restoring: [kept], held: held, lastMessageID: 0)
-        #expect(book.held(for: token("t")).map(\.id) == [2, 4])
+        #expect(book.held(for: token("t")).map { $0.id } == [2, 4])
         #expect(book.held(for: token("gone")).isEmpty)
         #expect(book.lastMessageID == 9)
     }

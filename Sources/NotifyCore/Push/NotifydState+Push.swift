@@ -81,7 +81,7 @@ extension NotifydState {
     }
 
     /// The app's connector took message `id`: released, and counted.
-    public mutating func pushDelivered(_ id: UInt64, for token: PushToken) -> Decision<PushMessage?> {
+    public mutating func pushDelivered(_ id: UInt64, for token: PushToken) -> Decision<HeldPushMessage?> {
         guard let message = push.delivered(id, for: token) else { return Decision(nil, NotifydOutcome()) }
         var writes: [StateWrite] = [.pushMessagesReleased([id])]
         if let registration = push.registrations[token] { writes.append(.pushRegistration(registration)) }
@@ -89,7 +89,7 @@ extension NotifydState {
     }
 
     /// Releases the held messages over seven days old.
-    public mutating func expirePushMessages(at now: Microseconds) -> Decision<[PushMessage]> {
+    public mutating func expirePushMessages(at now: Microseconds) -> Decision<[HeldPushMessage]> {
         let dropped = push.expire(at: now)
         return Decision(
             dropped, NotifydOutcome(writes: dropped.isEmpty ? [] : [.pushMessagesReleased(dropped.map(\.id))]))

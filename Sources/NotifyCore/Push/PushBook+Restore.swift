@@ -2,7 +2,7 @@ extension PushBook {
     /// A book as stored: registrations, then the messages held, oldest
     /// first; a message whose registration is gone is left out.
     public init(
-        restoring registrations: [PushRegistration], held: [PushMessage], lastMessageID: UInt64,
+        restoring registrations: [PushRegistration], held: [HeldPushMessage], lastMessageID: UInt64,
         server: PushServerSettings? = nil, serverCursor: String? = nil
     ) {
         self.init()
@@ -26,9 +26,7 @@ extension PushBook {
             registrations[token]?.endpointExpiry = registration.endpointExpiry.map { $0 + step }
         }
         for (token, held) in pending {
-            pending[token] = held.map {
-                PushMessage(id: $0.id, token: $0.token, serverID: $0.serverID, body: $0.body, received: $0.received + step)
-            }
+            pending[token] = held.map { $0.shifted(by: step) }
         }
     }
 }

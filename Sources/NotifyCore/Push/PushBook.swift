@@ -22,8 +22,8 @@ public struct PushBook: Sendable, Hashable {
     public static let vapidLength = 87
 
     public internal(set) var registrations: [PushToken: PushRegistration] = [:]
-    /// Held messages per token, oldest first.
-    public internal(set) var pending: [PushToken: [PushMessage]] = [:]
+    /// Held messages per token, oldest first (their bodies are on disk).
+    public internal(set) var pending: [PushToken: [HeldPushMessage]] = [:]
     public internal(set) var lastMessageID: UInt64 = 0
     /// The push server set with `SetServer`; nil: none.
     public internal(set) var server: PushServerSettings?
@@ -145,11 +145,11 @@ public struct PushBook: Sendable, Hashable {
 
     /// What ``receive(_:for:serverID:at:)`` did with a message.
     public struct Received: Sendable, Hashable {
-        /// The message as held.
+        /// The message as received, with its body (to be stored).
         public let message: PushMessage
         /// Older messages of the same registration dropped to make room or
         /// because they were over ``pendingLifetime`` old.
-        public let dropped: [PushMessage]
+        public let dropped: [HeldPushMessage]
     }
 
     /// Holds a message from the push server for its registration. Nil when
@@ -175,14 +175,14 @@ public struct PushBook: Sendable, Hashable {
             dropped += held.prefix(over)
             held.removeFirst(over)
         }
-        held.append(message)
+        held.append(message.held)
         pending[token] = held
         return Received(message: message, dropped: Array(dropped))
     }
 
     /// The connector took message `id`: it is no longer held, and counts
     /// as delivered. Nil when it was not held (delivered or dropped already).
-    public mutating func delivered(_ id: UInt64, for token: PushToken) -> PushMessage? {
+    public mutating func delivered(_ id: UInt64, for token: PushToken) -> HeldPushMessage? {
         guard var held = pending[token], let index = held.firstIndex(where: { $0.id == id }) else { return nil }
         let message = held.remove(at: index)
         pending[token] = held.isEmpty ? nil : held
@@ -195,8 +195,8 @@ public struct PushBook: Sendable, Hashable {
     }
 
     /// Drops the held messages over ``pendingLifetime`` old, oldest first.
-    public mutating func expire(at now: Microseconds) -> [PushMessage] {
-        var dropped: [PushMessage] = []
+    public mutating func expire(at now: Microseconds) -> [HeldPushMessage] {
+        var dropped: [HeldPushMessage] = []
         for token in pending.keys.sorted() {
             guard let held = pending[token] else { continue }
             let old = held.prefix { now - $0.received > Self.pendingLifetime }
@@ -208,7 +208,12 @@ public struct PushBook: Sendable, Hashable {
     }
 
     /// Messages held for `token`, oldest first.
-    public func held(for token: PushToken) -> [PushMessage] { pending[token] ?? [] }
+    public func held(for token: PushToken) -> [HeldPushMessage] { pending[token] ?? [] }
+
+    /// Whether message `id` is still held for `token`.
+    public func isHeld(_ id: UInt64, for token: PushToken) -> Bool {
+        pending[token]?.contains { $0.id == id } ?? false
+    }
 
     /// Messages held over all registrations (`GetStatus`'s `pending-messages`).
     public var heldCount: Int { pending.values.reduce(0) { $0 + $1.count } }

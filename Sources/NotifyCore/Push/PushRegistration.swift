@@ -80,7 +80,9 @@ public struct PushToken: Hashable, Comparable, Sendable, CustomStringConvertible
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// A push message held until its app's connector takes it.
+/// A push message as the push server handed it over: what is stored, and
+/// what a connector's `Message` carries. The book keeps only its
+/// ``HeldPushMessage`` (the body stays on disk until it is delivered).
 public struct PushMessage: Sendable, Hashable {
     /// notifyd's own number for it, increasing.
     public let id: UInt64
@@ -99,5 +101,44 @@ public struct PushMessage: Sendable, Hashable {
         self.serverID = serverID
         self.body = body
         self.received = received
+    }
+
+    /// The message as the book holds it.
+    public var held: HeldPushMessage {
+        HeldPushMessage(id: id, token: token, serverID: serverID, size: body.count, received: received)
+    }
+}
+
+/// A push message held until its app's connector takes it, without its
+/// body: at the limits (100 per registration, 1,000 registrations) bodies
+/// would be 410 MB, so they stay in the state database and are read back
+/// when the message is delivered again.
+public struct HeldPushMessage: Sendable, Hashable {
+    /// notifyd's own number for it, increasing.
+    public let id: UInt64
+    public let token: PushToken
+    /// The push server's ID for it; empty when the server gave none.
+    public let serverID: String
+    /// The body's length in bytes: 1 to 4096.
+    public let size: Int
+    /// When notifyd received it (wall clock, µs).
+    public let received: Microseconds
+
+    public init(id: UInt64, token: PushToken, serverID: String, size: Int, received: Microseconds) {
+        self.id = id
+        self.token = token
+        self.serverID = serverID
+        self.size = size
+        self.received = received
+    }
+
+    /// The whole message, with its body as read back from the disk.
+    public func with(body: [UInt8]) -> PushMessage {
+        PushMessage(id: id, token: token, serverID: serverID, body: body, received: received)
+    }
+
+    /// The same message received `step` µs later (the wall clock was set).
+    func shifted(by step: Microseconds) -> HeldPushMessage {
+        HeldPushMessage(id: id, token: token, serverID: serverID, size: size, received: received + step)
     }
 }

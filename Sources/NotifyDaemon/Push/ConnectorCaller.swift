@@ -51,30 +51,31 @@ final class ConnectorCaller {
     }
 
     /// `Message`: the bytes exactly as the application server sent them,
-    /// with the push server's ID. `taken` gets whether the connector took
-    /// it: Connector2's answer; Connector1's `Message` has no answer
-    /// (`NoReply`), so it counts as taken once the bus has it.
-    func message(_ message: PushMessage, to registration: PushRegistration, taken: @escaping (Bool) -> Void) {
+    /// with the push server's ID. `answered` gets nil when the connector
+    /// took it (Connector2's answer; Connector1's `Message` has no answer,
+    /// `NoReply`, so it counts as taken once the bus has it), else why not
+    /// in words, for the caller to log (once for a run of failures).
+    func message(_ message: PushMessage, to registration: PushRegistration, answered: @escaping (String?) -> Void) {
         let token = registration.token.rawValue
         switch registration.connector {
         case .two:
             var fields: [String: DBusValue] = ["token": .string(token), "message": .array(element: .byte, message.body.map { .byte($0) })]
             if !message.serverID.isEmpty { fields["id"] = .string(message.serverID) }
-            call(registration.app, NotifydNames.connector2Interface, "Message", [.vardict(fields)], taken: taken)
+            call(registration.app, NotifydNames.connector2Interface, "Message", [.vardict(fields)], answered: answered)
         case .one:
             call(
                 registration.app, NotifydNames.connector1Interface, "Message",
                 [.string(token), .array(element: .byte, message.body.map { .byte($0) }), .string(message.serverID)],
-                noReply: true, taken: taken)
+                noReply: true, answered: answered)
         }
     }
 
     private func call(
         _ app: AppID, _ interface: String, _ member: String, _ arguments: [DBusValue], noReply: Bool = false,
-        taken: ((Bool) -> Void)? = nil
+        answered: ((String?) -> Void)? = nil
     ) {
         guard let connection else {
-            taken?(false)
+            answered?("notifyd is not connected to the bus")
             return
         }
         do {
@@ -84,18 +85,22 @@ final class ConnectorCaller {
             if noReply {
                 message.setNoReply(true)
                 _ = try connection.send(message)
-                taken?(true)
+                answered?(nil)
                 return
             }
             try connection.callAsync(message, timeoutMilliseconds: Self.timeoutMilliseconds) { [logger] result in
-                if case .failure(let error) = result {
+                switch result {
+                case .success:
+                    answered?(nil)
+                case .failure(let error) where answered != nil:
+                    answered?("\(error.name): \(error.message)")
+                case .failure(let error):
                     logger.notice("the UnifiedPush connector of \(app) did not take \(member): \(error.name): \(error.message)")
                 }
-                if case .success = result { taken?(true) } else { taken?(false) }
             }
         } catch {
             logger.warning("cannot call \(member) on the UnifiedPush connector of \(app): \(error)")
-            taken?(false)
+            answered?("\(error)")
         }
     }
 }

@@ -61,15 +61,15 @@ extension StateMapping {
                     connector: connector, endpoint: row.endpoint, endpointExpiry: row.endpointExpiry,
                     messages: row.messages, lastMessage: row.lastMessage))
         }
-        var held: [PushMessage] = []
+        var held: [HeldPushMessage] = []
         var highest: UInt64 = 0
-        for row in try store.loadPushMessages() {
+        for row in try store.loadHeldPushMessages() {
             highest = max(highest, row.id)
-            guard let token = try? PushToken(row.token), (1...PushBook.maximumMessageBytes).contains(row.body.count) else {
+            guard let token = try? PushToken(row.token), (1...PushBook.maximumMessageBytes).contains(row.size) else {
                 logger.warning("skipping held push message \(row.id) (invalid token or size)")
                 continue
             }
-            held.append(PushMessage(id: row.id, token: token, serverID: row.serverID, body: row.body, received: row.received))
+            held.append(HeldPushMessage(id: row.id, token: token, serverID: row.serverID, size: row.size, received: row.received))
         }
         let row = try store.loadPushServer()
         let server = row.flatMap { pushServer(from: $0, logger: logger) }

@@ -9,10 +9,6 @@ extension StateStore {
         try PushTable.loadServer(from: database)
     }
 
-    /// Every push message held, by ID (oldest first).
-    public func loadPushMessages() throws -> [StoredPushMessage] {
-        try PushTable.loadMessages(from: database)
-    }
 }
 
 extension StateWrites {

@@ -159,17 +159,4 @@ struct PushTable {
         server.cursor = select.string(at: 7)
         return server
     }
-
-    static func loadMessages(from database: SQLiteDatabase) throws -> [StoredPushMessage] {
-        let select = try database.prepare(
-            "SELECT id, token, server_id, body, received_us FROM push_messages ORDER BY id")
-        var rows: [StoredPushMessage] = []
-        while try select.step() {
-            guard let id = select.uint64(bitPatternAt: 0), id > 0, let token = select.string(at: 1),
-                let serverID = select.string(at: 2), let body = select.bytes(at: 3)
-            else { continue }
-            rows.append(StoredPushMessage(id: id, token: token, serverID: serverID, body: body, received: select.int64(at: 4)))
-        }
-        return rows
-    }
 }
