@@ -74,7 +74,7 @@ extension ProsodyServer {
             c2s_require_encryption = true
             allow_registration = false
             unified_push_backend = "storage"
-            unified_push_registration_ttl = 3600
+            unified_push_registration_ttl = \(registrationSeconds)
             VirtualHost "localhost"
               ssl = { certificate = "\(d)/pki/localhost.crt"; key = "\(d)/pki/localhost.key"; }
 

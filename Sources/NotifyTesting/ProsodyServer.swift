@@ -23,6 +23,8 @@ public final class ProsodyServer: @unchecked Sendable {
     /// The client-to-server port (STARTTLS) and the HTTP port of the push endpoints.
     public let clientPort: UInt16
     public let httpPort: UInt16
+    /// How long an endpoint lives (`unified_push_registration_ttl`).
+    public let registrationSeconds: Int
     private var process: SpawnedProcess?
 
     /// The bare JID of the account.
@@ -30,8 +32,10 @@ public final class ProsodyServer: @unchecked Sendable {
     /// The test CA that signed the server's certificate.
     public var caFile: String { directory.appendingPathComponent("pki/ca.crt").path }
 
-    /// Makes the CA, certificate, configuration and account, and starts the server.
-    public init() throws {
+    /// Makes the CA, certificate, configuration and account, and starts
+    /// the server; its endpoints live `registrationSeconds`.
+    public init(registrationSeconds: Int = 3_600) throws {
+        self.registrationSeconds = registrationSeconds
         directory = try makeTemporaryDirectory(prefix: "notifyd-prosody")
         (clientPort, httpPort) = try Self.freePorts()
         for tool in ["prosody", "prosodyctl", "openssl", "curl", "patch"] {

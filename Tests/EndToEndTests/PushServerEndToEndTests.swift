@@ -18,8 +18,8 @@ import Testing
         let prosody: ProsodyServer
         let fixture: Fixture
 
-        init(extraEnvironment: [String: String] = [:]) throws {
-            prosody = try ProsodyServer()
+        init(extraEnvironment: [String: String] = [:], registrationSeconds: Int = 3_600) throws {
+            prosody = try ProsodyServer(registrationSeconds: registrationSeconds)
             fixture = try Fixture(extraEnvironment: extraEnvironment)
             try fixture.call(
                 PushServerEndToEndTests.push, "SetServer",

@@ -27,9 +27,16 @@ final class PushConnection {
     /// `Register` calls waiting for the server's answer.
     let waitingRegistrations: PushRegistrationWaiters
     private var renewal: ClockWake?
+    /// How long before its expiry an endpoint is asked for again: an hour,
+    /// or half the life the server last granted when that is shorter (a
+    /// server whose endpoints live an hour would otherwise be asked again
+    /// every minute).
+    private var margin = PushConnection.renewalMargin
 
-    /// An endpoint is asked for again this long before it expires.
+    /// An endpoint is asked for again this long before it expires, at most.
     static let renewalMargin: Microseconds = 3_600 * 1_000_000
+    /// The least time between two renewals, unless the margin is shorter.
+    static let renewalSpacing: Microseconds = 60_000_000
 
     init(
         committer: Committer, loop: EventLoop, clock: any DaemonClock, delivery: PushDelivery,
@@ -156,6 +163,7 @@ final class PushConnection {
             }
         case .registered(let key, let endpoint, let expiry):
             asked.remove(key)
+            if let expiry, expiry > clock.now() { margin = min(Self.renewalMargin, (expiry - clock.now()) / 2) }
             guard let token = committer.current.push.tokensByServerKey[key] else { return }
             committer.apply { $0.setPushEndpoint(endpoint, expiry: expiry, for: token) }
             waitingRegistrations.succeeded(token)
@@ -202,17 +210,18 @@ final class PushConnection {
     /// Asks for every endpoint missing or expiring within the margin.
     private func renewEndpoints() {
         guard isConnected else { return }
-        let limit = clock.now() + Self.renewalMargin
+        let limit = clock.now() + margin
         for registration in committer.current.push.needingEndpoints(before: limit) { ask(registration.serverKey) }
         scheduleRenewal()
     }
 
-    /// One wake, at the soonest expiry less the margin; none when nothing expires.
+    /// One wake, at the soonest expiry less the margin (not sooner than a
+    /// minute, or the margin when shorter); none when nothing expires.
     private func scheduleRenewal() {
         renewal?.cancel()
         renewal = nil
         guard let expiry = committer.current.push.nextEndpointExpiry else { return }
-        let delay = max(60_000_000, expiry - Self.renewalMargin - clock.now())
+        let delay = max(min(Self.renewalSpacing, margin), expiry - margin - clock.now())
         renewal = clock.wake(after: delay, on: loop) { [weak self] in
             self?.renewal = nil
             self?.renewEndpoints()
