@@ -185,7 +185,8 @@ let package = Package(
         .executableTarget(
             name: "notifyd-bench",
             dependencies: [
-                "DBus", "NotifyCore", "NotifyTestingCore",
+                // NotifyTesting for the push section's Prosody; CStrophe for its bare client.
+                "DBus", "NotifyCore", "NotifyTestingCore", "NotifyTesting", "CStrophe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),

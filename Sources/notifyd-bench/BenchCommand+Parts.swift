@@ -15,6 +15,7 @@ extension BenchCommand {
             throw ValidationError("--list-sessions must be between 1 and 100000 (notifyd's limit of pending handlers).")
         }
         guard (1...100).contains(listCalls) else { throw ValidationError("--list-calls must be between 1 and 100.") }
+        guard (1...100_000).contains(pushes) else { throw ValidationError("--pushes must be between 1 and 100000.") }
         guard (1...1_000_000).contains(slowDiskCalls) else { throw ValidationError("--slow-disk-calls must be between 1 and 1000000.") }
         if let soak, !(soak > 0 && soak <= 24 * 60) { throw ValidationError("--soak must be more than 0 and at most 1440 minutes.") }
         guard (1...100).contains(soakClients) else { throw ValidationError("--soak-clients must be between 1 and 100.") }
@@ -57,6 +58,8 @@ extension BenchCommand {
         case slowDisk = "slow-disk"
         /// Mixed traffic with bounded state for `--soak` minutes, memory and descriptors sampled.
         case soak
+        /// From an application server's POST to the app's Message through Prosody, against a bare XMPP client; a burst to 10 apps.
+        case push
         /// Memory per item of each kind and at the documented limits, then cleared (long: only with `--only limits`).
         case limits
 

@@ -19,7 +19,9 @@ struct BenchCommand: ParsableCommand {
             running daemon; ListSessions with 100,000 sessions on a notifyd of its own: the longest another call \
             waits meanwhile (target: under 100 ms) and notifyd's resident memory after the replies against \
             before (target: at most 1.10x); BeginBackgroundTask to the sleep lock asked of a stand-in logind, \
-            against a Ping; GetBadge and Ping of a reader on a notifyd of its own whose every fsync takes 20 ms \
+            against a Ping; an application server's POST to the app's Message through a private Prosody and notifyd, \
+            against the same POST to a bare libstrophe client (target: p50 within 1.50x), and 1000 pushes to 10 apps \
+            at once (target: none lost, each app's in order); GetBadge and Ping of a reader on a notifyd of its own whose every fsync takes 20 ms \
             more (libSlowDisk.so preloaded), while another client calls IncrementBadge in a loop, against the \
             same with notifyd idle (target: p50 at most 3x), and the writer's badge against its increments \
             answered; last, a burst of worker events: the rate notifyd stores them durably against a bare \
@@ -83,6 +85,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("GetBadge calls and Ping calls of each phase of the slow-disk section (each).", valueName: "n"))
     var slowDiskCalls = 10_000
 
+    @Option(help: ArgumentHelp("Pushes the push section times through notifyd and through the bare client (each).", valueName: "n"))
+    var pushes = 200
+
     @Option(help: ArgumentHelp("Apps given a full fetch history (100 fetches each) in the limits section (the limit: 10000).", valueName: "n"))
     var limitsFetchApps = 1_000
 
@@ -138,7 +143,7 @@ struct BenchCommand: ParsableCommand {
                     ? [.soak] : (only.isEmpty ? Set(Section.allCases).subtracting(Section.optIn) : Set(only)).subtracting(skip),
                 calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
                 loadClients: loadClients, loadCalls: loadCalls, coldStarts: coldStarts, events: events,
-                listSessions: listSessions, listCalls: listCalls, slowDiskCalls: slowDiskCalls,
+                listSessions: listSessions, listCalls: listCalls, slowDiskCalls: slowDiskCalls, pushes: pushes,
                 soak: soak.map {
                     .init(
                         minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds ?? SoakBenchmark.Settings.defaultSampleSeconds(minutes: $0),

@@ -27,6 +27,8 @@ struct BenchRun {
     let listCalls: Int
     /// GetBadge and Ping calls of each phase of the slow-disk section.
     let slowDiskCalls: Int
+    /// Pushes timed on each path of the push section.
+    let pushes: Int
     /// The soak's settings, when it runs.
     let soak: SoakBenchmark.Settings?
     let limitsFetchApps: Int
@@ -55,6 +57,7 @@ struct BenchRun {
         if sections.contains(.listSessions) {
             report.settings += [("list sessions", Double(listSessions)), ("list calls", Double(listCalls))]
         }
+        if sections.contains(.push) { report.settings.append(("pushes", Double(pushes))) }
         if sections.contains(.slowDisk) { report.settings.append(("slow-disk calls", Double(slowDiskCalls))) }
         if let soak {
             report.settings += [
@@ -152,6 +155,10 @@ struct BenchRun {
             let count = max(100, calls / 10)
             Progress.say("beginning and ending \(count) background tasks on a notifyd with a stand-in logind")
             report.addTasks(try TasksBenchmark(programs: programs, scratch: scratch, tasks: count).run())
+        }
+        if sections.contains(.push) {
+            Progress.say("\(pushes) pushes through Prosody to an app by notifyd and to a bare client, then 1000 to 10 apps at once")
+            report.addPush(try PushBenchmark(programs: programs, scratch: scratch, pushes: pushes).run())
         }
         if sections.contains(.slowDisk) {
             let slowDisk = SlowDiskBenchmark(programs: programs, scratch: scratch, calls: slowDiskCalls, warmUpCalls: warmUpCalls)
