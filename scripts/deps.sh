@@ -20,7 +20,7 @@ NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound
 # app, for the task's progress), and imagemagick for screenshots; and the download tools the
 # hooks serve.
 NOTIFYD_DESKTOP_PACKAGES=(xfce4-notifyd notification-daemon mate-notification-daemon lxqt-notificationd notify-osd xcompmgr x11-utils plank imagemagick xdotool adwaita-icon-theme fonts-dejavu-core
-    gnome-shell gjs gnome-shell-extension-dashtodock plasma-desktop kwin-x11 gir1.2-gtk-3.0)
+    gnome-shell gjs gnome-shell-extension-dashtodock plasma-desktop kwin-x11 gir1.2-gtk-3.0 xterm)
 NOTIFYD_TOOL_PACKAGES=(transmission-daemon transmission-cli yt-dlp)
 # The browsers whose downloads the extension reports (Tests/BrowserTests, headless).
 NOTIFYD_BROWSER_PACKAGES=(chromium firefox-esr)
