@@ -52,6 +52,9 @@ final class Committer {
     private var filling: PendingBatch?
     /// The batch the writer is committing.
     private var syncing: PendingBatch?
+    /// The next seal commits the filling batch even if nothing urgent is
+    /// in it (rows applied when convenient have waited long enough).
+    private var sealsAnyway = false
     /// The most items the state held since it was last small.
     private var itemsHighWater = 0
     /// The most items the state held since the heap was last trimmed.
@@ -83,6 +86,31 @@ final class Committer {
     func apply<Value, Failure: Error>(
         _ operation: (inout NotifydState) throws(Failure) -> Decision<Value>
     ) throws(Failure) -> Value {
+        try apply(operation, urgent: true)
+    }
+
+    /// ``apply(_:)`` for a decision that nobody waits for and whose loss in
+    /// a crash only repeats something harmless (a push message's release:
+    /// the message is delivered once more, with the same `id`). Its rows
+    /// join the next batch that must be committed anyway, or are committed
+    /// once ``convenienceDelayNanoseconds`` passed (the daemon's loop calls
+    /// ``commitWaitingRows(carryingOut:)``): a push does not wait for the
+    /// commit of the one before's release.
+    @discardableResult
+    func applyWhenConvenient<Value>(_ operation: (inout NotifydState) -> Decision<Value>) -> Value {
+        apply(operation, urgent: false)
+    }
+
+    /// How long rows applied when convenient wait for another batch.
+    static let convenienceDelayNanoseconds: UInt64 = 100_000_000
+
+    /// Whether the filling batch waits, holding only rows applied when
+    /// convenient: the daemon then arranges ``commitWaitingRows(carryingOut:)``.
+    var holdsWaitingRows: Bool { filling.map { !$0.mustCommit } ?? false }
+
+    private func apply<Value, Failure: Error>(
+        _ operation: (inout NotifydState) throws(Failure) -> Decision<Value>, urgent: Bool
+    ) throws(Failure) -> Value {
         let before = filling == nil ? current.memoryOnly : nil
         let decision = try operation(&current)
         let outcome = decision.outcome
@@ -90,6 +118,7 @@ final class Committer {
             var batch = filling ?? PendingBatch(memoryAtStart: before ?? current.memoryOnly)
             filling = nil  // the batch's arrays stay unshared while it grows
             batch.add(outcome)
+            batch.holdsUrgentRows = batch.holdsUrgentRows || urgent
             filling = batch
         }
         return decision.value
@@ -149,15 +178,23 @@ final class Committer {
             seal(carryingOut: carryOut)
             // A batch of memory alone is done at once, and its effects may
             // have opened the next.
-        } while syncing == nil && filling != nil
+        } while syncing == nil && filling?.mustCommit == true
+    }
+
+    /// ``commit(carryingOut:)``, sealing the filling batch even if it holds
+    /// only rows applied when convenient (at once, or when the batch
+    /// syncing is done).
+    func commitWaitingRows(carryingOut carryOut: (NotifydEffect) -> Void) {
+        sealsAnyway = true
+        commit(carryingOut: carryOut)
     }
 
     /// Commits everything decided, waiting for the disk: at shutdown only.
     func drain(carryingOut carryOut: (NotifydEffect) -> Void) {
-        commit(carryingOut: carryOut)
+        commitWaitingRows(carryingOut: carryOut)
         while syncing != nil {
             writer.waitUntilIdle()
-            commit(carryingOut: carryOut)
+            commitWaitingRows(carryingOut: carryOut)
         }
     }
 
@@ -168,7 +205,12 @@ final class Committer {
 
     /// Hands the filling batch to the writer, unless one is syncing.
     private func seal(carryingOut carryOut: (NotifydEffect) -> Void) {
-        guard syncing == nil, var batch = filling else { return }
+        guard var batch = filling else {
+            sealsAnyway = false  // nothing waits any more
+            return
+        }
+        guard syncing == nil, batch.mustCommit || sealsAnyway else { return }
+        sealsAnyway = false
         filling = nil
         // The docks' slots are chosen once per batch, after its other effects.
         batch.effects += current.publishDocks()

@@ -46,6 +46,9 @@ public final class Notifyd {
     let inputs: DesktopInputs
     /// The parts with a life of their own, in the order they start.
     private(set) var parts: DaemonParts!
+    /// Commits rows applied when convenient that no other batch took
+    /// (``Committer/applyWhenConvenient(_:)``); nil when none wait.
+    private var waitingRowsTimer: EventLoop.TimerID?
 
     /// Opens the state, connects to the bus, exports the object and takes
     /// the bus name. `clock` is where the daemon reads the time and arms
@@ -213,5 +216,11 @@ public final class Notifyd {
     /// effects, go out) and hands it the next batch.
     func commit() {
         committer.commit(carryingOut: effects.carryOut)
+        guard committer.holdsWaitingRows, waitingRowsTimer == nil else { return }
+        waitingRowsTimer = loop.scheduleTimer(afterNanoseconds: Committer.convenienceDelayNanoseconds) { [weak self] in
+            guard let self else { return }
+            waitingRowsTimer = nil
+            committer.commitWaitingRows(carryingOut: effects.carryOut)
+        }
     }
 }

@@ -24,6 +24,14 @@ struct PendingBatch {
     let memoryAtStart: NotifydState.MemoryOnly
     /// The state once the batch is sealed: what is committed when it is.
     var sealedState: NotifydState?
+    /// Whether a decision in it was applied with ``Committer/apply(_:)``:
+    /// one that must be on disk before its effects or a reply.
+    var holdsUrgentRows = false
+
+    /// Whether the batch must be committed when the loop next sleeps: an
+    /// urgent decision, a reply or an effect waits for it. One that holds
+    /// only rows applied when convenient waits for the next that must.
+    var mustCommit: Bool { holdsUrgentRows || !replies.isEmpty || !effects.isEmpty }
 
     init(memoryAtStart: NotifydState.MemoryOnly) {
         self.memoryAtStart = memoryAtStart

@@ -162,7 +162,7 @@ final class PushDelivery {
                     "the UnifiedPush connector of \(app) did not take message \(message.id) (\(failure)); its messages are held until the app registers again, its name appears, or another message comes")
             }
         } else {
-            committer.apply { $0.pushDelivered(message.id, for: message.token) }
+            committer.applyWhenConvenient { $0.pushDelivered(message.id, for: message.token) }
         }
         pump()
     }
