@@ -28,4 +28,24 @@ extension PushServerEndToEndTests {
         let renewals = app.records.filter { $0.member == "NewEndpoint" }.count
         #expect(renewals == 2, "one renewal so far, not a storm")
     }
+
+    /// At start-up each registration is renewed (SPEC), so that an
+    /// endpoint the server forgot while notifyd was away is replaced: the
+    /// app gets `NewEndpoint` when the endpoint changed (Prosody's carry
+    /// their expiry, so they do), and a push to the new one arrives.
+    @Test func atStartUpEachRegistrationIsRenewedAndTheAppGetsTheNewEndpoint() throws {
+        let setup = try Setup()
+        let app = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Restarted")
+        #expect(try app.register(token: "restarted-1").success == "REGISTRATION_SUCCEEDED")
+        let first = try app.waitFor("the first endpoint") { $0.member == "NewEndpoint" }
+        let count = app.records.count
+        try setup.fixture.daemon.crashAndRestart()
+        let renewed = try app.waitFor("the endpoint renewed at start-up", after: count, seconds: 30) {
+            $0.member == "NewEndpoint" && $0.token == "restarted-1"
+        }
+        #expect(renewed.endpoint != first.endpoint)
+        let before = app.records.count
+        #expect(try setup.prosody.startPost([8], to: renewed.endpoint).status() == 201)
+        try app.waitFor("a push to the renewed endpoint", after: before) { $0.member == "Message" && $0.message == [8] }
+    }
 }

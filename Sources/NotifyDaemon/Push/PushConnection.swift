@@ -32,6 +32,10 @@ final class PushConnection {
     /// server whose endpoints live an hour would otherwise be asked again
     /// every minute).
     private var margin = PushConnection.renewalMargin
+    /// Whether every registration was asked for again since notifyd
+    /// started (SPEC: at start-up each is renewed, and its app gets
+    /// `NewEndpoint` when the endpoint changed).
+    private var renewedSinceStart = false
 
     /// An endpoint is asked for again this long before it expires, at most.
     static let renewalMargin: Microseconds = 3_600 * 1_000_000
@@ -155,7 +159,12 @@ final class PushConnection {
             state = new
             if new == .connected {
                 asked.removeAll()
-                renewEndpoints()
+                if renewedSinceStart {
+                    renewEndpoints()
+                } else {
+                    renewedSinceStart = true
+                    renewAll()
+                }
             } else if link?.registersOffline != true {
                 // Endpoints asked of the server will not come on this connection.
                 asked.removeAll()
@@ -205,6 +214,15 @@ final class PushConnection {
             logger.notice("refused a push message for \(token): \(error.message)")
             link?.refuse(answer)
         }
+    }
+
+    /// Asks for every registration's endpoint again (the first connection
+    /// since notifyd started).
+    private func renewAll() {
+        for registration in committer.current.push.registrations.values.sorted(by: { $0.token < $1.token }) {
+            ask(registration.serverKey)
+        }
+        scheduleRenewal()
     }
 
     /// Asks for every endpoint missing or expiring within the margin.

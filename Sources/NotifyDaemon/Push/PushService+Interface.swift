@@ -28,8 +28,11 @@ extension PushService {
                         ACTION_REQUIRED (no push server set, or 100 registrations for the app or 1,000 in all, \
                         then nothing is stored) or UNAUTHORIZED (a sandboxed caller registering another app, \
                         or a token that is another app's). Registering again with the same token is the same \
-                        registration. Arguments that are not what the specification says: InvalidArgs or \
-                        InvalidAppId.
+                        registration. Registrations survive a restart: at every start of notifyd each is asked \
+                        of the push server again, and before its endpoint expires (an hour before, or half its \
+                        life when the server grants less than two hours); the connector gets NewEndpoint when \
+                        the endpoint changed. Arguments that are not what the specification says: InvalidArgs \
+                        or InvalidAppId.
                         """,
                     handler: handle { $0.register2 }),
                 DBusMethod(
