@@ -29,13 +29,19 @@ public struct DaemonConfiguration: Sendable {
     /// Where systemd-logind is asked for the sleep lock (the system bus);
     /// nil: no lock at all (an embedded daemon, unless a test gives a bus).
     public var sleepLockBus: DBusConnection.Bus?
+    /// Where the push server's password file is when no Secret Service
+    /// keeps it: `$NOTIFYD_CONFIG_DIR`, else `$XDG_CONFIG_HOME/notifyd`,
+    /// else `~/.config/notifyd`.
+    public var configDirectory: String
 
     public init(
         stateDirectory: String, bus: DBusConnection.Bus = .session,
         launcherEntryLimit: Int = DaemonConfiguration.defaultLauncherEntryLimit, embedded: Bool = false,
         fetchMinimum: Microseconds = FetchPlanner.standardFloor, timeZone: LocalTimeZone = .system,
-        taskSeconds: UInt32 = TaskBook.defaultSeconds, sleepLockBus: DBusConnection.Bus? = .system
+        taskSeconds: UInt32 = TaskBook.defaultSeconds, sleepLockBus: DBusConnection.Bus? = .system,
+        configDirectory: String = DaemonConfiguration.defaultConfigDirectory()
     ) {
+        self.configDirectory = configDirectory
         self.taskSeconds = taskSeconds
         self.sleepLockBus = sleepLockBus
         self.stateDirectory = stateDirectory
@@ -62,6 +68,15 @@ public struct DaemonConfiguration: Sendable {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/notifyd" }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeFromPasswd()
         return home + "/.local/state/notifyd"
+    }
+
+    /// `$NOTIFYD_CONFIG_DIR`, else `$XDG_CONFIG_HOME/notifyd` (when
+    /// absolute), else `~/.config/notifyd`.
+    public static func defaultConfigDirectory(environment: [String: String] = currentEnvironment()) -> String {
+        if let directory = environment["NOTIFYD_CONFIG_DIR"], !directory.isEmpty { return directory }
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/notifyd" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeFromPasswd()
+        return home + "/.config/notifyd"
     }
 
     /// The process environment as a dictionary.

@@ -144,7 +144,10 @@ public final class Notifyd {
             committer: committer, loop: loop, clock: clock,
             delivery: PushDelivery(
                 committer: committer, bodies: writer, connectors: connectors, sleepLock: sleepLock, logger: logger),
-            passwords: PushPasswordKeeper(loop: loop, bus: configuration.bus, logger: logger), logger: logger)
+            passwords: PushPasswordKeeper(
+                loop: loop, bus: configuration.bus, configDirectory: configuration.configDirectory, files: writer,
+                logger: logger),
+            logger: logger)
         effects = EffectRunner(
             emitter: emitter, launcher: launcher, desktop: popups, waiters: waiters, scheduler: fetchScheduler,
             waker: FetchWaker(connection: connection, desktop: glib, loop: loop, logger: logger),

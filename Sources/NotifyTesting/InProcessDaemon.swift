@@ -51,6 +51,7 @@ public final class InProcessDaemon: @unchecked Sendable {
             stateDirectory: self.stateDirectory.path, bus: .address(self.bus.address), timeZone: .utc)
         configuration.embedded = true
         configuration.sleepLockBus = nil
+        configuration.configDirectory = self.stateDirectory.appendingPathComponent("config").path
         configuration.recordingDesktop = RecordingDesktop()
         configure(&configuration)
         desktop = configuration.recordingDesktop ?? RecordingDesktop()

@@ -51,12 +51,18 @@ public final class DaemonProcess: @unchecked Sendable {
         process?.kill(SIGKILL)
     }
 
-    /// The environment notifyd gets on top of this process's own: its bus
-    /// and state directory, and ``extraEnvironment``.
+    /// The environment notifyd gets on top of this process's own: its bus,
+    /// state and configuration directories, and ``extraEnvironment``.
     public var environment: [String: String] {
-        ["DBUS_SESSION_BUS_ADDRESS": bus.address, "NOTIFYD_STATE_DIR": stateDirectoryPath]
+        [
+            "DBUS_SESSION_BUS_ADDRESS": bus.address, "NOTIFYD_STATE_DIR": stateDirectoryPath,
+            "NOTIFYD_CONFIG_DIR": configDirectoryPath,
+        ]
             .merging(extraEnvironment) { $1 }
     }
+
+    /// Where notifyd keeps the push password file without a Secret Service.
+    public var configDirectoryPath: String { bus.directoryPath + "/config" }
 
     /// The running (or last) notifyd's process ID; 0 before it started.
     public var pid: Int32 { process?.pid ?? 0 }

@@ -42,7 +42,9 @@ struct DaemonOptions: Equatable {
         normally started by D-Bus activation or by systemd (notifyd.service); run it by hand to watch its
         log. Use notifyctl to talk to it.
 
-        State: $NOTIFYD_STATE_DIR, else $XDG_STATE_HOME/notifyd, else ~/.local/state/notifyd.
+        State: $NOTIFYD_STATE_DIR, else $XDG_STATE_HOME/notifyd, else ~/.local/state/notifyd. \
+        The push server's password, without a Secret Service: push-password in $NOTIFYD_CONFIG_DIR, \
+        else $XDG_CONFIG_HOME/notifyd, else ~/.config/notifyd.
 
         OPTIONS:
           --state-dir <dir>            Keep state in this directory.

@@ -163,19 +163,29 @@ extension PushServerEndToEndTests {
         }
     }
 
-    /// Without a Secret Service, the password is in the state database
-    /// (mode 0600): `password|password_in_secret_service`.
-    @Test func withoutASecretServiceThePasswordIsInTheStateDatabaseReadableByTheUserAlone() throws {
+    /// Without a Secret Service, the password is in a file of notifyd's
+    /// configuration directory (mode 0600, in a 0700 directory), never in
+    /// the state database (SPEC); a restarted notifyd connects with it, and
+    /// setting no server removes it.
+    @Test func withoutASecretServiceThePasswordIsInAFileOfTheUsersAloneNeverInTheStateDatabase() throws {
         let prosody = try ProsodyServer()
         let fixture = try Fixture()
         try fixture.call(
             Self.push, "SetServer",
             [.string("xmpp"), .string(prosody.jid), .vardict(["password": .string(ProsodyServer.password), "host": .string("127.0.0.1"),
               "port": .uint16(prosody.clientPort), "ca-file": .string(prosody.caFile)])])
-        #expect(try storedPassword(fixture) == "\(ProsodyServer.password)|0")
+        #expect(try storedPassword(fixture) == "|0", "no password in the state database")
+        let file = fixture.daemon.configDirectoryPath + "/push-password"
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == ProsodyServer.password)
         var status = stat()
-        #expect(stat(fixture.daemon.stateDirectory.appendingPathComponent("state.sqlite3").path, &status) == 0)
-        #expect(status.st_mode & 0o077 == 0, "the state database is the user's alone")
+        #expect(lstat(file, &status) == 0 && status.st_mode & 0o777 == 0o600 && (status.st_mode & S_IFMT) == S_IFREG)
+        #expect(stat(fixture.daemon.configDirectoryPath, &status) == 0 && status.st_mode & 0o777 == 0o700)
+        func state() throws -> DBusValue? { try fixture.call(Self.push, "GetStatus").first?.vardictEntries?["state"] }
+        try waitUntil("connected", seconds: 20) { try state() == .string("connected") }
+        try fixture.daemon.crashAndRestart()
+        try waitUntil("connected again with the password from the file", seconds: 20) { try state() == .string("connected") }
+        try fixture.call(Self.push, "SetServer", [.string("none"), .string(""), .vardict([:])])
+        try waitUntil("the password file removed") { access(file, F_OK) != 0 }
     }
 
     /// The push server's row as `password|password_in_secret_service`.

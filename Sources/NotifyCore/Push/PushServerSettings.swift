@@ -20,11 +20,23 @@ public struct PushServerSettings: Sendable, Hashable {
     /// A PEM file of CAs to verify the server's certificate with.
     public let caFile: String?
     /// The account's password (XMPP); never shown, never logged. Nil in a
-    /// state restored while the Secret Service keeps it.
+    /// state restored while the Secret Service or the file keeps it.
     public private(set) var password: PushSecret?
-    /// Where the password is kept: the Secret Service (true), or notifyd's
-    /// state database (false), which only the user can read.
-    public private(set) var passwordInSecretService: Bool
+    /// Where the password is kept (never in the state database).
+    public private(set) var passwordPlace: PasswordPlace
+
+    /// Where a push server's password is kept.
+    public enum PasswordPlace: String, Sendable, Hashable {
+        /// Only in memory: given with `SetServer`, not kept yet.
+        case memory
+        /// The Secret Service (`org.freedesktop.secrets`).
+        case secretService
+        /// A file in notifyd's configuration directory that only the user can read.
+        case file
+    }
+
+    /// Whether the Secret Service keeps the password.
+    public var passwordInSecretService: Bool { passwordPlace == .secretService }
 
     /// At most this many bytes of address, host or CA file path.
     public static let maximumFieldBytes = 1_024
@@ -35,7 +47,7 @@ public struct PushServerSettings: Sendable, Hashable {
     /// without a query.
     public init(
         kind: Kind, address: String, host: String? = nil, port: UInt16? = nil, caFile: String? = nil,
-        password: PushSecret? = nil, passwordInSecretService: Bool = false
+        password: PushSecret? = nil, passwordPlace: PasswordPlace = .memory
     ) throws(NotifydError) {
         for (name, value) in [("address", address), ("host", host ?? "x"), ("ca-file", caFile ?? "/")] {
             guard !value.isEmpty, value.utf8.count <= Self.maximumFieldBytes,
@@ -55,7 +67,7 @@ public struct PushServerSettings: Sendable, Hashable {
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !address.contains("/") else {
                 throw NotifydError(.invalidArgs, "an XMPP address is user@domain, without a resource: \(address)")
             }
-            guard password != nil || passwordInSecretService else {
+            guard password != nil || passwordPlace != .memory else {
                 throw NotifydError(.invalidArgs, "an XMPP account needs its password ('password')")
             }
         case .ntfy:
@@ -71,15 +83,15 @@ public struct PushServerSettings: Sendable, Hashable {
         self.port = port
         self.caFile = caFile
         self.password = password
-        self.passwordInSecretService = passwordInSecretService
+        self.passwordPlace = passwordPlace
     }
 
-    /// The same settings, the password kept where `inSecretService` says
-    /// (and, when given, `password` in memory).
-    public func keepingPassword(inSecretService: Bool, password: PushSecret? = nil) -> PushServerSettings {
+    /// The same settings, the password kept in `place` (and, when given,
+    /// `password` in memory).
+    public func keepingPassword(in place: PasswordPlace, password: PushSecret? = nil) -> PushServerSettings {
         var copy = self
         copy.password = password ?? self.password
-        copy.passwordInSecretService = inSecretService
+        copy.passwordPlace = place
         return copy
     }
 }

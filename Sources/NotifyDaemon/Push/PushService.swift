@@ -162,7 +162,12 @@ final class PushService {
         // the settings are stored once it says where the password is.
         connection.passwords.keep(settings) { [weak self] kept in
             guard let self else { return call.fail(NotifydError(.storageFailed, "notifyd is stopping")) }
-            if case .reply(let values) = apply(kept, answering: call) { call.reply(values) }
+            switch kept {
+            case .success(let kept):
+                if case .reply(let values) = apply(kept, answering: call) { call.reply(values) }
+            case .failure(let error):
+                call.fail(error)
+            }
         }
         return .deferred
     }
@@ -173,9 +178,7 @@ final class PushService {
     private func apply(_ settings: PushServerSettings?, answering call: DBusMethodCall) -> DBusMethodResult {
         let before = committer.current.push.server
         committer.apply { $0.setPushServer(settings) }
-        if let before, before.passwordInSecretService, before.address != settings?.address || settings == nil {
-            connection?.passwords.forget(before)
-        }
+        if let before, before != settings { connection?.passwords.forget(before, replacedBy: settings) }
         connection?.connect(settings)
         return committer.respond(call, [])
     }

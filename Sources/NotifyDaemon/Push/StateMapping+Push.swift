@@ -16,7 +16,7 @@ extension StateMapping {
     static func row(_ server: PushServerSettings) -> StoredPushServer {
         StoredPushServer(
             kind: server.kind.rawValue, address: server.address, host: server.host, port: server.port,
-            caFile: server.caFile, password: server.passwordInSecretService ? nil : server.password?.rawValue,
+            caFile: server.caFile, password: nil,  // never in the state database (SPEC)
             passwordInSecretService: server.passwordInSecretService)
     }
 
@@ -30,7 +30,9 @@ extension StateMapping {
             return try PushServerSettings(
                 kind: kind, address: row.address, host: row.host, port: row.port, caFile: row.caFile,
                 password: row.password.map { (text) throws(NotifydError) in try PushSecret(text) },
-                passwordInSecretService: row.passwordInSecretService)
+                // A password in the row is one an earlier build stored there:
+                // used as it is, and gone from the row when the server is set again.
+                passwordPlace: row.passwordInSecretService ? .secretService : (kind == .xmpp ? .file : .memory))
         } catch {
             logger.warning("the stored push server is not valid (\(error.message)); no push server is set")
             return nil
