@@ -36,6 +36,8 @@ final class PushConnection {
     /// started (SPEC: at start-up each is renewed, and its app gets
     /// `NewEndpoint` when the endpoint changed).
     private var renewedSinceStart = false
+    /// The network, followed while a server is set.
+    private lazy var network = PushNetworkWatch(loop: loop, logger: logger)
 
     /// An endpoint is asked for again this long before it expires, at most.
     static let renewalMargin: Microseconds = 3_600 * 1_000_000
@@ -76,6 +78,7 @@ final class PushConnection {
     func stop() {
         link?.stop()
         link = nil
+        network.stop()
         passwords.stop()
         renewal?.cancel()
         renewal = nil
@@ -100,7 +103,12 @@ final class PushConnection {
         waitingRegistrations.failAll()
         guard let settings else {
             state = .notConfigured
+            network.stop()
             return
+        }
+        network.start { [weak self] in
+            self?.logger.info("the network is back: the push server is tried again at once")
+            self?.link?.networkReturned()
         }
         do throws(NotifydError) {
             switch settings.kind {
