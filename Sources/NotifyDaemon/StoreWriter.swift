@@ -62,16 +62,18 @@ final class StoreWriter: @unchecked Sendable {
         }
     }
 
-    /// Runs `query` on the writer thread, after every batch submitted
+    /// Runs `job` on the writer thread, after every batch submitted
     /// before it (so it reads what they stored), then `then` with its
-    /// result on the owner's loop. Call on the owner's loop.
-    func read<Value: Sendable>(
-        _ query: @escaping @Sendable (StateStore) throws -> Value,
+    /// result on the owner's loop: the disk work of the bus thread that is
+    /// not a commit (a held message's body, the push password's file).
+    /// Call on the owner's loop.
+    func perform<Value: Sendable>(
+        _ job: @escaping @Sendable (StateStore) throws -> Value,
         then: @escaping (Result<Value, any Error>) -> Void
     ) {
         let answer = LoopBound(then, loop: owner)
         thread.loop.execute { [self] in
-            let result = Result { try query(store) }
+            let result = Result { try job(store) }
             answer.execute { $0(result) }
         }
     }

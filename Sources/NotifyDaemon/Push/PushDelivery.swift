@@ -25,14 +25,9 @@ final class PushDelivery {
     /// not answered) at once.
     static let maximumInFlight = 64
 
-    /// Reads a held message's body on the writer thread; `then` runs on
-    /// the bus thread (``StoreWriter/read(_:then:)``).
-    typealias BodyReader = (
-        _ id: UInt64, _ then: @escaping (Result<[UInt8]?, any Error>) -> Void
-    ) -> Void
-
     private let committer: Committer
-    private let readBody: BodyReader
+    /// The writer thread, which reads held messages' bodies back.
+    private let bodies: StoreWriter
     private let connectors: ConnectorCaller?
     private let sleepLock: SleepLockDemands
     private let logger: Logger
@@ -47,21 +42,12 @@ final class PushDelivery {
     /// their messages wait for the next occasion.
     private var stalled: Set<PushToken> = []
 
-    convenience init(
+    init(
         committer: Committer, bodies: StoreWriter, connectors: ConnectorCaller?, sleepLock: SleepLockDemands,
         logger: Logger
     ) {
-        self.init(
-            committer: committer, readBody: { id, then in bodies.read({ try $0.loadPushMessageBody(id: id) }, then: then) },
-            connectors: connectors, sleepLock: sleepLock, logger: logger)
-    }
-
-    init(
-        committer: Committer, readBody: @escaping BodyReader, connectors: ConnectorCaller?,
-        sleepLock: SleepLockDemands, logger: Logger
-    ) {
         self.committer = committer
-        self.readBody = readBody
+        self.bodies = bodies
         self.connectors = connectors
         self.sleepLock = sleepLock
         self.logger = logger
@@ -123,7 +109,8 @@ final class PushDelivery {
             guard !stalled.contains(message.token), committer.current.push.isHeld(message.id, for: message.token)
             else { continue }
             inFlight.insert(message.id)
-            readBody(message.id) { [weak self] result in self?.read(message, result) }
+            let id = message.id
+            bodies.perform({ try $0.loadPushMessageBody(id: id) }) { [weak self] result in self?.read(message, result) }
         }
         if next == waiting.count {
             waiting.removeAll(keepingCapacity: waiting.count <= 1_024)

@@ -20,7 +20,7 @@ final class PushNetworkWatch {
     /// Starts following the network, unless it already is.
     func start(returned: @escaping () -> Void) {
         guard monitor == nil else { return }
-        let watch = LoopBound(WeakNetworkState(returned), loop: loop)
+        let watch = LoopBound(NetworkReadings(returned), loop: loop)
         do {
             monitor = try SystemConditionsMonitor(logger: logger) { conditions in
                 watch.execute { $0.reading(available: conditions.networkAvailable) }
@@ -39,7 +39,7 @@ final class PushNetworkWatch {
 
 /// The last reading, on the bus loop: a change from unavailable to
 /// available is the network's return.
-private final class WeakNetworkState {
+private final class NetworkReadings {
     private let returned: () -> Void
     private var available: Bool?
 

@@ -69,7 +69,7 @@ final class PushPasswordKeeper {
             return
         }
         if settings.passwordPlace == .file {
-            files.read({ [file] _ in try file.read() }) { [file] result in
+            files.perform({ [file] _ in try file.read() }) { [file] result in
                 switch result {
                 case .success(let text?):
                     if let secret = try? PushSecret(text) {
@@ -133,7 +133,7 @@ final class PushPasswordKeeper {
         _ settings: PushServerSettings, _ password: PushSecret,
         then done: @escaping (Result<PushServerSettings, NotifydError>) -> Void
     ) {
-        files.read({ [file] _ in try file.write(password.rawValue) }) { [file] result in
+        files.perform({ [file] _ in try file.write(password.rawValue) }) { [file] result in
             switch result {
             case .success: done(.success(settings.keepingPassword(in: .file)))
             case .failure(let error):
@@ -143,7 +143,7 @@ final class PushPasswordKeeper {
     }
 
     private func removeFile() {
-        files.read({ [file] _ in try file.remove() }) { [logger, file] result in
+        files.perform({ [file] _ in try file.remove() }) { [logger, file] result in
             if case .failure(let error) = result { logger.warning("cannot remove \(file.path): \(error)") }
         }
     }
