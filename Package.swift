@@ -5,7 +5,7 @@
 //
 // Layers, with one-way arrows:
 //   C system libraries (CDBus, CLinux, CLibnotify, CCanberra, CSQLite, CStrophe,
-//   CLibsecret, CCurl)
+//   CLibsecret, CCurl, CCrypto)
 //   -> DBus (a Swift layer over libdbus and the event loop; knows nothing of
 //      notifications)
 //   -> NotifyCore (pure, in feature folders: the books of badges, sessions,
@@ -21,6 +21,11 @@
 //      replies, then the EffectRunner, the one emitter, carries out the
 //      effects; one timer follows every deadline)
 //   -> thin executables notifyd, notifyctl, notifyd-bench, notifyd-fuzz
+// Beside the core, each on a thread of its own and knowing nothing of the
+// daemon (which hops their events onto its loop): NotifyPush (UnifiedPush
+// clients), NotifySecrets (the Secret Service) and NotifyTransfer
+// (background downloads and uploads), the first and the last on
+// WorkerThread (a named thread with a command mailbox that wakes it).
 // Test support is a library too: NotifyTestingCore (no Foundation: the bus
 // configuration, the recording notification server, the loop thread, the
 // seeded generator), used by the bench and the fuzzer, and NotifyTesting
@@ -120,6 +125,10 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        // SHA-256 of downloads (OpenSSL's EVP digests; libcurl links it already).
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
 
         // MARK: Libraries
         .target(
@@ -140,7 +149,18 @@ let package = Package(
         // The UnifiedPush clients of push servers, each on a thread of its
         // own: XMPP (libstrophe) and ntfy (libcurl); they know nothing of the
         // daemon, which hops their events onto its loop.
-        .target(name: "NotifyPush", dependencies: ["CStrophe", "CCurl", "CLinux"], swiftSettings: strictSettings),
+        .target(
+            name: "NotifyPush", dependencies: ["CStrophe", "CCurl", "CLinux", "WorkerThread"],
+            swiftSettings: strictSettings),
+        // A named POSIX thread with a command mailbox whose eventfd wakes it:
+        // what the push clients and the transfer engine run on.
+        .target(name: "WorkerThread", dependencies: ["CLinux"], swiftSettings: strictSettings),
+        // Background downloads and uploads (SPEC "Background transfers"):
+        // libcurl's multi handle on a thread of its own, partial files beside
+        // the destination, resumed with Range and If-Range, SHA-256 checked.
+        .target(
+            name: "NotifyTransfer", dependencies: ["CCurl", "CLinux", "CCrypto", "WorkerThread"],
+            swiftSettings: strictSettings),
         // The push password in the Secret Service (libsecret on a thread of
         // its own, on a D-Bus connection of its own); the caller falls back
         // to its own store when none answers.
@@ -155,7 +175,7 @@ let package = Package(
         .target(
             name: "NotifyDaemon",
             dependencies: [
-                "DBus", "NotifyCore", "NotifyStore", "NotifyDesktop", "NotifyPush", "NotifySecrets",
+                "DBus", "NotifyCore", "NotifyStore", "NotifyDesktop", "NotifyPush", "NotifySecrets", "NotifyTransfer",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),
@@ -223,6 +243,10 @@ let package = Package(
         // and an ntfy double (NotifyTesting's NtfyDoubleServer).
         .testTarget(
             name: "NotifyPushTests", dependencies: ["NotifyPush", "NotifyTesting"], swiftSettings: strictSettings),
+        // Against a private nginx (NotifyTesting's NginxServer): static files, WebDAV PUT, TLS with a test CA.
+        .testTarget(
+            name: "NotifyTransferTests", dependencies: ["NotifyTransfer", "NotifyTesting"],
+            swiftSettings: strictSettings),
         // Against a real gnome-keyring-daemon on a private bus.
         .testTarget(
             name: "NotifySecretsTests", dependencies: ["NotifySecrets", "NotifyTesting"], swiftSettings: strictSettings),

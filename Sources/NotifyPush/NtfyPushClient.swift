@@ -1,4 +1,5 @@
 import Glibc
+import WorkerThread
 
 /// A UnifiedPush client of an ntfy server (https://ntfy.sh or one's own),
 /// on a thread of its own: one topic per registration, all followed

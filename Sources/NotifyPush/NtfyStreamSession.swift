@@ -1,5 +1,6 @@
 import CCurl
 import Glibc
+import WorkerThread
 
 /// libcurl's multi handle and the one subscription stream, on the client's
 /// thread only: the loop that takes commands, sleeps in `curl_multi_poll`,

@@ -1,5 +1,6 @@
 import CCurl
 import Glibc
+import WorkerThread
 
 /// One attempt at the subscription stream: libcurl's easy handle for
 /// `GET <base>/<topics>/json[?since=...]`, its error buffer, and the bytes

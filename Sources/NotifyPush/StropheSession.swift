@@ -2,6 +2,7 @@ import CLinux
 import CStrophe
 import Glibc
 import Synchronization
+import WorkerThread
 
 /// libstrophe's context and connection, on the client's thread only: the
 /// loop that takes commands, runs `xmpp_run_once`, and decides when to

@@ -1,4 +1,5 @@
 import Glibc
+import WorkerThread
 
 /// A UnifiedPush client of an XMPP server with `mod_unified_push`
 /// (`http://gultsch.de/xmpp/drafts/unified-push`), on a thread of its own.

@@ -50,3 +50,13 @@ public enum XMPPPushEvent: Sendable, Equatable {
     /// once it is stored, or ``XMPPPushClient/refuse(_:)``.
     case push(PushMessage)
 }
+
+/// What other threads ask of the client's thread.
+enum XMPPPushCommand: Sendable, Equatable {
+    case configure(XMPPPushSettings?)
+    case register(application: [UInt8], instance: [UInt8])
+    case acknowledge(PushID)
+    case refuse(PushID)
+    case networkReturned
+    case stop
+}

@@ -2,18 +2,18 @@ import CLinux
 import Glibc
 import Synchronization
 
-/// The thread a push client runs on: a plain POSIX thread, named (as
-/// `ps -L` and `/proc/self/task/ID/comm` show it), that runs one body and
-/// ends; the client joins it when it stops.
+/// The thread a worker runs on (a push client, the transfer engine): a
+/// plain POSIX thread, named (as `ps -L` and `/proc/self/task/ID/comm`
+/// show it), that runs one body and ends; its owner joins it when it stops.
 ///
 /// SIGPIPE is blocked on the thread only: a write to a dropped socket
 /// raises it in the writing thread (libstrophe 0.12 writes without
 /// MSG_NOSIGNAL; libcurl is told not to touch signals at all, see
 /// `CURLOPT_NOSIGNAL`), and the thread inherits the mask in force while it
 /// is created.
-final class ClientThread: Sendable {
+public final class ClientThread: Sendable {
     /// The kernel's id of the thread, once it runs; 0 before.
-    let id = Atomic<Int32>(0)
+    private let id = Atomic<Int32>(0)
     private let name: String
     private let body: @Sendable () -> Void
 
@@ -22,9 +22,13 @@ final class ClientThread: Sendable {
         self.body = body
     }
 
+    /// The kernel's id of the thread (`/proc/self/task/ID`), once it runs; 0 before.
+    public var threadID: Int32 { id.load(ordering: .acquiring) }
+
     /// Starts `body` on a new thread named `name` (15 bytes are kept).
     ///
-    /// - Returns: the thread, to join, and what says its id.
+    /// - Returns: the thread, to join (by ``ClientRunner``, the one owner
+    ///   of threads outside this module), and what says its id.
     /// - Throws: why `pthread_create` failed, in words.
     static func start(named name: String, _ body: @escaping @Sendable () -> Void)
         throws(StartFailure) -> (thread: pthread_t, identity: ClientThread)
@@ -52,8 +56,9 @@ final class ClientThread: Sendable {
     }
 
     /// Why a thread could not be started, in words (`strerror`).
-    struct StartFailure: Error, CustomStringConvertible {
-        let description: String
+    public struct StartFailure: Error, CustomStringConvertible {
+        /// `strerror` of `pthread_create`'s result.
+        public let description: String
     }
 
     private func run() {
@@ -63,10 +68,11 @@ final class ClientThread: Sendable {
     }
 }
 
-/// A push client's thread with the mailbox to it: commands posted from any
+/// A worker's thread with the mailbox to it: commands posted from any
 /// thread, the thread's id, and a stop that joins it (once).
-final class ClientRunner<Command: Sendable>: Sendable {
-    let mailbox = CommandMailbox<Command>()
+public final class ClientRunner<Command: Sendable>: Sendable {
+    /// The commands waiting for the thread, and the eventfd that wakes it.
+    public let mailbox = CommandMailbox<Command>()
     private let thread: pthread_t
     private let identity: ClientThread
     private let stopCommand: Command
@@ -74,7 +80,9 @@ final class ClientRunner<Command: Sendable>: Sendable {
 
     /// Starts `body` with the mailbox on a thread named `name`; `stop` is
     /// the command that makes `body` return.
-    init(named name: String, stop: Command, _ body: @escaping @Sendable (CommandMailbox<Command>) -> Void)
+    ///
+    /// - Throws: ``ClientThread/StartFailure`` when the thread cannot be started.
+    public init(named name: String, stop: Command, _ body: @escaping @Sendable (CommandMailbox<Command>) -> Void)
         throws(ClientThread.StartFailure)
     {
         let mailbox = self.mailbox
@@ -83,13 +91,14 @@ final class ClientRunner<Command: Sendable>: Sendable {
     }
 
     /// The kernel's id of the thread, once it runs; 0 before.
-    var threadID: Int32 { identity.id.load(ordering: .acquiring) }
+    public var threadID: Int32 { identity.threadID }
 
     /// Leaves `command` for the thread and wakes it.
-    func post(_ command: Command) { mailbox.post(command) }
+    public func post(_ command: Command) { mailbox.post(command) }
 
-    /// Posts the stop command and waits for the thread to end (at once when it was stopped before).
-    func stop() {
+    /// Posts the stop command and waits for the thread to end (at once
+    /// when it was stopped before). Never from the thread itself.
+    public func stop() {
         guard takeStop() else { return }
         mailbox.post(stopCommand)
         pthread_join(thread, nil)
@@ -97,7 +106,7 @@ final class ClientRunner<Command: Sendable>: Sendable {
 
     /// Posts the stop command and returns at once: the thread ends by
     /// itself (detached), for an owner that must not wait for a disconnect.
-    func stopWithoutWaiting() {
+    public func stopWithoutWaiting() {
         guard takeStop() else { return }
         mailbox.post(stopCommand)
         pthread_detach(thread)
