@@ -14,6 +14,7 @@ public struct NotifydError: Error, Hashable, CustomStringConvertible {
             case unknownSession = "UnknownSession"
             case unknownFetch = "UnknownFetch"
             case unknownTask = "UnknownTask"
+            case unknownTransfer = "UnknownTransfer"
             case limitExceeded = "LimitExceeded"
             case notPermitted = "NotPermitted"
             case invalidArgs = "InvalidArgs"
@@ -40,6 +41,8 @@ public struct NotifydError: Error, Hashable, CustomStringConvertible {
         public static let unknownFetch = Code(.unknownFetch)
         /// A background task that is not running (ended, expired, or never began).
         public static let unknownTask = Code(.unknownTask)
+        /// A background transfer that has ended (completed, failed, cancelled) or never existed.
+        public static let unknownTransfer = Code(.unknownTransfer)
         /// Too many pending handlers.
         public static let limitExceeded = Code(.limitExceeded)
         /// The caller may not act for this app.

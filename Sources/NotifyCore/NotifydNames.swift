@@ -9,6 +9,7 @@ public enum NotifydNames {
     public static let sessionsInterface = "org.notifyd.Notifyd1.Sessions"
     public static let fetchInterface = "org.notifyd.Notifyd1.Fetch"
     public static let tasksInterface = "org.notifyd.Notifyd1.Tasks"
+    public static let transfersInterface = "org.notifyd.Notifyd1.Transfers"
     public static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
     public static let workerInterface = "org.notifyd.Notifyd1.Worker"
     /// Prefix of every notifyd error name.

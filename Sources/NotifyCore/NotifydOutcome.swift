@@ -102,6 +102,9 @@ public enum StateWrite: Sendable, Hashable {
     case pushServer(PushServerSettings?)
     /// The last message stored from an ntfy server (the row of the server).
     case pushServerCursor(String)
+    /// A background transfer as it is now; an ended one beyond
+    /// ``TransferBook/endedKept`` is forgotten by the store.
+    case transfer(TransferRecord)
 }
 
 /// What the daemon carries out once the batch is committed.
@@ -141,6 +144,15 @@ public enum NotifydEffect: Sendable, Hashable {
     /// A push message is stored: the push server may forget it, and the
     /// app's connector gets `Message`.
     case pushMessageStored(PushMessage)
+    /// `TransferChanged`.
+    case transferChanged(TransferRecord)
+    /// An attempt of the transfer to start in the engine.
+    case transferStart(TransferRecord)
+    /// The transfer's running attempt to stop: suspended or held (the
+    /// partial file kept), or cancelled (removed).
+    case transferStop(TransferRecord, discardingPartial: Bool)
+    /// The partial file of a transfer not running to remove (cancelled, failed).
+    case transferPartialRemoved(TransferRecord)
     /// What the desktop adapter carries out: a popup, a sound, a job, a click's action.
     case desktop(DesktopEffect)
     /// `NotificationPosted`: the server showed the popup and its sound went.

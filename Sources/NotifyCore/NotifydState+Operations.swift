@@ -134,6 +134,7 @@ extension NotifydState {
         let fetchesMoved = fetches.shift(by: step)
         tasks.shift(by: step)
         push.shift(by: step)
+        _ = transfers.shift(by: step)
         wallClockSteps += step
         let outcome = NotifydOutcome(
             writes: step == 0 ? [] : [.deadlineShift(step)], effects: fetchesMoved ? [.fetchPlanChanged] : [])

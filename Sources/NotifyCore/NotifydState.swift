@@ -14,6 +14,8 @@ public struct NotifydState: Hashable, Sendable {
     public var tasks: TaskBook
     /// UnifiedPush registrations and the messages held for them.
     public var push: PushBook
+    /// Background transfers: those not yet ended and the last ended.
+    public var transfers: TransferBook
     /// The popups: floods, progress, summaries, those waiting for a server (not stored).
     public var popups: PopupBook
     /// What the actions of posted popups act on (not stored).
@@ -27,7 +29,8 @@ public struct NotifydState: Hashable, Sendable {
 
     public init(
         badges: BadgeBook = BadgeBook(), sessions: SessionBook = SessionBook(), apps: AppBook = AppBook(),
-        fetches: FetchBook = FetchBook(), tasks: TaskBook = TaskBook(), push: PushBook = PushBook()
+        fetches: FetchBook = FetchBook(), tasks: TaskBook = TaskBook(), push: PushBook = PushBook(),
+        transfers: TransferBook = TransferBook()
     ) {
         popups = PopupBook()
         docks = DockBook()
@@ -39,6 +42,7 @@ public struct NotifydState: Hashable, Sendable {
         self.fetches = fetches
         self.tasks = tasks
         self.push = push
+        self.transfers = transfers
     }
 
     /// The earliest deadline of the books (Unix µs): a handler's, a
@@ -46,7 +50,7 @@ public struct NotifydState: Hashable, Sendable {
     /// none is pending. The fetch plan has its own
     /// (``nextFetchWake(planner:conditions:at:)``).
     public var nextDeadline: Microseconds? {
-        [sessions.nextDeadline, fetches.earliestDeadline, tasks.nextWake,
+        [sessions.nextDeadline, fetches.earliestDeadline, tasks.nextWake, transfers.nextWake,
          popups.nextWake.map { $0 + wallClockSteps }, docks.retryAt.map { $0 + wallClockSteps }]
             .compactMap { $0 }.min()
     }

@@ -124,6 +124,42 @@ public enum StateSchema {
                     cursor TEXT NULL
                 );
                 """),
+        SchemaMigration(
+            "Background transfers: those not yet ended and the last 100 ended",
+            sql: """
+                CREATE TABLE transfers (
+                    id INTEGER PRIMARY KEY CHECK (id > 0),
+                    app_id TEXT NOT NULL,
+                    session_id TEXT NOT NULL,
+                    direction TEXT NOT NULL CHECK (direction IN ('download', 'upload')),
+                    url TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('queued', 'waiting', 'running', 'suspended', 'completed', 'failed', 'cancelled')),
+                    reason TEXT NOT NULL,
+                    bytes_done INTEGER NOT NULL,
+                    bytes_total INTEGER NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    validator TEXT NULL,
+                    retry_at_us INTEGER NULL,
+                    last_progress_us INTEGER NOT NULL,
+                    created_us INTEGER NOT NULL,
+                    ended_us INTEGER NULL,
+                    final_path TEXT NULL,
+                    title TEXT NULL,
+                    headers TEXT NULL,
+                    method TEXT NOT NULL,
+                    sha256 TEXT NULL,
+                    allow_metered INTEGER NOT NULL,
+                    discretionary INTEGER NOT NULL,
+                    not_before_us INTEGER NULL,
+                    overwrite INTEGER NOT NULL,
+                    notify INTEGER NOT NULL,
+                    sound TEXT NULL,
+                    badge INTEGER NULL,
+                    timeout INTEGER NULL
+                );
+                CREATE INDEX transfers_ended ON transfers (ended_us) WHERE ended_us IS NOT NULL;
+                """),
     ]
 
     /// The schema version this build writes.

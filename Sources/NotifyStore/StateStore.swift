@@ -34,6 +34,7 @@ public final class StateStore {
     private let activations: ActivationTable
     let fetches: FetchTable
     private let push: PushTable
+    private let transfers: TransferTable
     private let lock: StateDirectoryLock
     /// The writes staged for ``commit()``.
     public var staged = StateWrites()
@@ -56,6 +57,7 @@ public final class StateStore {
         self.activations = try ActivationTable(database: database)
         self.fetches = try FetchTable(database: database)
         self.push = try PushTable(database: database)
+        self.transfers = try TransferTable(database: database)
         self.database = database
         self.lock = lock
         self.directory = directory
@@ -160,6 +162,7 @@ public final class StateStore {
             try handlers.shiftDeadlines(by: microseconds)
             try fetches.shift(by: microseconds)
             try push.shift(by: microseconds)
+            try transfers.shift(by: microseconds)
         case .lastHandlerID(let id):
             try handlers.recordLastID(id)
         case .activation(let activation):
@@ -186,6 +189,8 @@ public final class StateStore {
             try push.setServer(server)
         case .pushServerCursor(let cursor):
             try push.setCursor(cursor)
+        case .transfer(let transfer):
+            try transfers.write(transfer)
         }
     }
 }

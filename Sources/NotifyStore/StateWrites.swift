@@ -45,6 +45,8 @@ enum StagedWrite: Sendable {
     case pushServer(StoredPushServer?)
     /// Set the push server's cursor (the last ntfy message stored).
     case pushServerCursor(String)
+    /// Insert or replace a background transfer.
+    case transfer(StoredTransfer)
 
     /// What a write replaces: a later write with the same key wins.
     enum Key: Hashable {
@@ -58,6 +60,7 @@ enum StagedWrite: Sendable {
         case pushRegistration(token: String)
         case pushServer
         case pushServerCursor
+        case transfer(id: UInt64)
     }
 
     /// `nil` for a handler insert: a second insert of an ID must reach the
@@ -85,6 +88,7 @@ enum StagedWrite: Sendable {
         case .pushRegistrationRemoval, .pushMessage, .pushMessageRemoval: nil
         case .pushServer: .pushServer
         case .pushServerCursor: .pushServerCursor
+        case .transfer(let transfer): .transfer(id: transfer.id)
         }
     }
 }

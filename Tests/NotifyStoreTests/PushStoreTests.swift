@@ -53,7 +53,7 @@ import Testing
                 try database.execute("INSERT INTO fetch_schedules VALUES ('org.example.Feeds', 60, 1, NULL, NULL, 0, 0, 0)")
             }
             let store = try StateStore(directory: root)
-            #expect(try store.database.userVersion == 5)
+            #expect(try store.database.userVersion == StateSchema.latestVersion)
             #expect(try store.loadFetchSchedules().map(\.app) == ["org.example.Feeds"])
             #expect(try store.loadPushRegistrations() == [])
             #expect(try held(in: store) == [])
