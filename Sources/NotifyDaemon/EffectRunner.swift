@@ -23,15 +23,17 @@ final class EffectRunner {
     private let propertiesChanged: (_ names: [String]) -> Void
     private let connectors: ConnectorCaller?
     private let push: PushConnection?
+    private let transfers: TransferRunner?
 
     init(
         emitter: SignalEmitter, launcher: LauncherEntryPublisher, desktop: any PopupDesktop, waiters: SessionWaiters,
         scheduler: FetchScheduler, waker: FetchWaker?, sleepLock: SleepLockDemands, logger: Logger,
-        connectors: ConnectorCaller? = nil, push: PushConnection? = nil,
+        connectors: ConnectorCaller? = nil, push: PushConnection? = nil, transfers: TransferRunner? = nil,
         propertiesChanged: @escaping (_ names: [String]) -> Void
     ) {
         self.connectors = connectors
         self.push = push
+        self.transfers = transfers
         self.sleepLock = sleepLock
         self.logger = logger
         self.emitter = emitter
@@ -99,6 +101,18 @@ final class EffectRunner {
             connectors?.newEndpoint(registration)
         case .pushMessageStored(let message):
             push?.stored(message)
+        case .transferChanged(let record):
+            emitter.emit(
+                NotifydNames.transfersInterface, "TransferChanged",
+                [.uint64(record.id), .string(record.app.rawValue), .string(record.session.rawValue),
+                 .string(record.state.rawValue), .vardict(TransferService.details(record))])
+            if record.state == .completed || record.state == .failed { transfers?.wake(record) }
+        case .transferStart(let record):
+            transfers?.start(record)
+        case .transferStop(let record, let discardingPartial):
+            transfers?.stop(record, discardingPartial: discardingPartial)
+        case .transferPartialRemoved(let record):
+            transfers?.removePartial(record)
         case .desktop(let effect):
             desktop.carryOut(effect)
         case .notificationPosted(let posted):

@@ -48,6 +48,7 @@ extension Notifyd {
         committer.apply { $0.expireFetches(at: now) }
         tasks.runDue()
         fetchScheduler.runDue(at: now)
+        transferRunner.runDue(at: now)
         committer.apply { $0.popupsDue(at: now) }
         committer.apply { $0.docksDue(at: now) }
     }

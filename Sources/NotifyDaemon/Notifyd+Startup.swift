@@ -25,6 +25,8 @@ extension Notifyd {
     /// - push: the push server's connection, made once the names are
     ///   taken, and the messages held delivered; stopped first (its thread
     ///   disconnects and ends).
+    /// - transfers: those left from before planned again once the system's
+    ///   conditions are known; the engine's thread is stopped before push.
     func makeParts(
         launcher: LauncherEntryPublisher, glib: LazyDesktop?, inhibitor: SleepInhibitor?, daemonService: DaemonService
     ) -> [DaemonPart] {
@@ -51,6 +53,11 @@ extension Notifyd {
                 takeStartupDecisions()
             }),
             DaemonPart("push", start: { [pushConnection] in pushConnection.start() }, stop: { [pushConnection] in pushConnection.stop() }),
+            // The transfers left from before follow the system again (and
+            // start once it says there is a network); stopped first: the
+            // engine's thread ends, partial files kept for the next start.
+            DaemonPart("transfers", start: { [transferRunner] in transferRunner.start() },
+                stop: { [transferRunner] in transferRunner.shutDown() }),
         ]
     }
 

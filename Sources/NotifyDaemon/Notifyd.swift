@@ -40,6 +40,7 @@ public final class Notifyd {
     let distributor: DBusObject
     /// Its push server's connection.
     let pushConnection: PushConnection
+    let transferRunner: TransferRunner
     /// An embedded daemon's desktop (nil otherwise).
     let recording: RecordingDesktop?
     /// What the desktop reports, handed to the core.
@@ -148,18 +149,24 @@ public final class Notifyd {
                 loop: loop, bus: configuration.bus, configDirectory: configuration.configDirectory, files: writer,
                 logger: logger),
             logger: logger)
+        transferRunner = TransferRunner(
+            committer: committer, loop: loop, clock: clock, scheduler: fetchScheduler, partialFiles: writer,
+            connection: connection, logger: logger)
         effects = EffectRunner(
             emitter: emitter, launcher: launcher, desktop: popups, waiters: waiters, scheduler: fetchScheduler,
             waker: FetchWaker(connection: connection, desktop: glib, loop: loop, logger: logger),
             sleepLock: sleepLock, logger: logger, connectors: connectors, push: pushConnection,
-            propertiesChanged: daemonService.announce)
+            transfers: transferRunner, propertiesChanged: daemonService.announce)
         let push = PushService(committer: committer, callers: callers, connection: pushConnection)
         // The object owns the interfaces, which own their services.
         let interfaces = [
             BadgeService.interface(BadgeService(committer: committer, callers: callers)), AppService.interface(apps),
             SessionService.interface(sessions),
             FetchService.interface(FetchService(committer: committer, callers: callers, clock: clock, scheduler: fetchScheduler)),
-            TaskService.interface(tasks), DaemonService.interface(daemonService), PushService.interface(push),
+            TaskService.interface(tasks),
+            TransferService.interface(
+                TransferService(committer: committer, callers: callers, clock: clock, runner: transferRunner)),
+            DaemonService.interface(daemonService), PushService.interface(push),
         ]
         object = DBusObject(
             path: NotifydNames.objectPath, interfaces: interfaces.map { [callers] in $0.admitting(through: callers) },

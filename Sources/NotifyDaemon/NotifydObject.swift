@@ -8,7 +8,7 @@ public enum NotifydObject {
     public static var declarations: [DBusInterface] {
         [
             BadgeService.interface(nil), AppService.interface(nil), SessionService.interface(nil), FetchService.interface(nil), TaskService.interface(nil),
-            DaemonService.interface(nil), PushService.interface(nil),
+            TransferService.interface(nil), DaemonService.interface(nil), PushService.interface(nil),
         ]
     }
 

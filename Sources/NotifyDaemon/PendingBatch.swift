@@ -99,6 +99,8 @@ struct PendingBatch {
             writes.stagePushServer(server.map(StateMapping.row))
         case .pushServerCursor(let cursor):
             writes.stagePushServerCursor(cursor)
+        case .transfer(let record):
+            writes.stageTransfer(StateMapping.row(record))
         }
     }
 }

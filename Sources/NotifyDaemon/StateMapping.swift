@@ -58,6 +58,7 @@ enum StateMapping {
         }
         return NotifydState(
             badges: BadgeBook(badges), sessions: book, apps: AppBook(restoringHistories: histories),
-            fetches: try fetchBook(from: store, logger: logger), push: try pushBook(from: store, logger: logger))
+            fetches: try fetchBook(from: store, logger: logger), push: try pushBook(from: store, logger: logger),
+            transfers: try transferBook(from: store, logger: logger))
     }
 }

@@ -137,6 +137,13 @@ final class CallerCheck {
         try CallerPolicy.checkForAllApps(try identity(of: call.sender, actingFor: nil), daemonUserID: daemonUserID)
     }
 
+    /// Whether the method's caller runs in a sandbox (as far as notifyd can
+    /// tell): a transfer of a sandboxed caller names files of its app's
+    /// own directory only.
+    func sandbox(of call: DBusMethodCall, actingFor app: AppID) throws(NotifydError) -> CallerSandbox {
+        try identity(of: call.sender, actingFor: app).sandbox
+    }
+
     /// Which apps the caller's listings show: the core's rule.
     func visibility(for call: DBusMethodCall) throws(NotifydError) -> AppVisibility {
         CallerPolicy.visibility(of: try identity(of: call.sender, actingFor: nil), daemonUserID: daemonUserID)

@@ -30,6 +30,8 @@ final class FetchScheduler {
     private var needsPlanning = true
     /// When a scheduled fetch is next due, as last planned.
     private var planned: Microseconds?
+    /// Others that go by the same readings (the transfers), told of each change.
+    private var followers: [(FetchConditions) -> Void] = []
 
     init(
         committer: Committer, planner: FetchPlanner, loop: EventLoop, clock: any DaemonClock, followsSystem: Bool,
@@ -53,6 +55,15 @@ final class FetchScheduler {
         monitor = nil
     }
 
+    /// Tells `follower` of every reading from now on (of the one known now
+    /// at once), starting the monitors if they do not run yet: the
+    /// transfers wait for a network by the same readings as fetches.
+    func follow(_ follower: @escaping (FetchConditions) -> Void) {
+        followers.append(follower)
+        if monitor == nil, followsSystem { followSystem() }
+        if let known { follower(known) }
+    }
+
     /// Something that may move a plan changed (an effect of the core).
     func planChanged() { needsPlanning = true }
 
@@ -63,6 +74,7 @@ final class FetchScheduler {
             "fetch conditions: \(conditions.hold.map { "scheduled fetches wait for \($0)" } ?? "nothing holds scheduled fetches")")
         known = conditions
         needsPlanning = true
+        for follower in followers { follower(conditions) }
     }
 
     /// When a scheduled fetch is next due (now, when one already is); nil
@@ -87,6 +99,7 @@ final class FetchScheduler {
     /// Starts GIO's monitors; each reading comes back on the loop. Without
     /// them, nothing holds fetches (one log line says why).
     private func followSystem() {
+        guard monitor == nil else { return }
         let scheduler = LoopBound(WeakReference(self), loop: loop)
         do {
             monitor = try SystemConditionsMonitor(logger: logger) { system in
@@ -96,8 +109,8 @@ final class FetchScheduler {
                 scheduler.execute { $0.value?.conditionsChanged(to: conditions) }
             }
         } catch {
-            logger.warning("cannot follow the network and power-saver mode (\(error)); scheduled fetches ignore them")
-            known = FetchConditions()
+            logger.warning("cannot follow the network and power-saver mode (\(error)); scheduled fetches and transfers ignore them")
+            conditionsChanged(to: FetchConditions())
         }
     }
 
