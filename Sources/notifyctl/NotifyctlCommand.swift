@@ -30,7 +30,9 @@ struct NotifyctlCommand: ParsableCommand {
               notifyctl monitor
               notifyctl fetch list
               notifyctl fetch now org.example.Reader --wait
-              notifyctl task run --app org.example.Backup --name nightly -- restic backup ~/Documents
+              notifyctl task run --app org.example.Backup --name nightly -- ./backup.sh
+              notifyctl download https://example.org/debian.iso --wait
+              notifyctl transfers
 
             Exit status: 0 success; 1 notifyd answered with an error (printed); 2 bad usage; \
             3 notifyd is not running and cannot be activated, or there is no session bus.
@@ -41,8 +43,8 @@ struct NotifyctlCommand: ParsableCommand {
         version: "notifyctl \(NotifydNames.version)",
         subcommands: [
             Status.self, Badge.self, Activate.self, State.self, Apps.self, Event.self, Sessions.self, Complete.self,
-            Cancel.self, Wait.self, Monitor.self, FetchCommand.self, TaskCommand.self, Tasks.self, PushCommand.self,
-            BrowserCommand.self,
+            Cancel.self, Wait.self, Monitor.self, FetchCommand.self, TaskCommand.self, Tasks.self, Download.self,
+            Upload.self, Transfers.self, TransferCommand.self, PushCommand.self, BrowserCommand.self,
         ])
 
     /// "notifyctl: ..." on every error, usage errors included.
