@@ -40,11 +40,14 @@ public struct FetchConditions: Sendable, Hashable {
     public var networkMetered: Bool
     /// `power-saver-enabled`.
     public var powerSaver: Bool
+    /// UPower's `OnBattery`: fetches ignore it; `discretionary` transfers wait for AC power.
+    public var onBattery: Bool
 
-    public init(networkAvailable: Bool = true, networkMetered: Bool = false, powerSaver: Bool = false) {
+    public init(networkAvailable: Bool = true, networkMetered: Bool = false, powerSaver: Bool = false, onBattery: Bool = false) {
         self.networkAvailable = networkAvailable
         self.networkMetered = networkMetered
         self.powerSaver = powerSaver
+        self.onBattery = onBattery
     }
 
     /// What holds scheduled fetches now, as the end of a sentence

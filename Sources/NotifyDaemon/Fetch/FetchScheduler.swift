@@ -105,7 +105,7 @@ final class FetchScheduler {
             monitor = try SystemConditionsMonitor(logger: logger) { system in
                 let conditions = FetchConditions(
                     networkAvailable: system.networkAvailable, networkMetered: system.networkMetered,
-                    powerSaver: system.powerSaver)
+                    powerSaver: system.powerSaver, onBattery: system.onBattery)
                 scheduler.execute { $0.value?.conditionsChanged(to: conditions) }
             }
         } catch {

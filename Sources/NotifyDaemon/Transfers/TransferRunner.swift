@@ -57,7 +57,7 @@ final class TransferRunner {
     private func conditionsChanged(to reading: FetchConditions) {
         let conditions = TransferConditions(
             networkAvailable: reading.networkAvailable, networkMetered: reading.networkMetered,
-            powerSaver: reading.powerSaver)
+            powerSaver: reading.powerSaver, onBattery: reading.onBattery)
         guard conditions != known else { return }
         let networkReturned = known.map { !$0.networkAvailable } ?? false && conditions.networkAvailable
         known = conditions

@@ -9,18 +9,22 @@ public struct SystemConditions: Sendable, Hashable {
     public var networkMetered: Bool
     /// GPowerProfileMonitor's `power-saver-enabled`.
     public var powerSaver: Bool
+    /// UPower's `OnBattery` (false without UPower: a desktop on mains).
+    public var onBattery: Bool
 
-    public init(networkAvailable: Bool, networkMetered: Bool, powerSaver: Bool) {
+    public init(networkAvailable: Bool, networkMetered: Bool, powerSaver: Bool, onBattery: Bool = false) {
         self.networkAvailable = networkAvailable
         self.networkMetered = networkMetered
         self.powerSaver = powerSaver
+        self.onBattery = onBattery
     }
 }
 
 /// Follows GIO's network monitor (`GNetworkMonitor`: netlink or
-/// NetworkManager; `GIO_USE_NETWORK_MONITOR` picks one) and power-profile
-/// monitor (`GPowerProfileMonitor`: power-profiles-daemon) on a GLib
-/// thread of its own. No polling: changes arrive as GObject signals, and
+/// NetworkManager; `GIO_USE_NETWORK_MONITOR` picks one), power-profile
+/// monitor (`GPowerProfileMonitor`: power-profiles-daemon) and UPower's
+/// `OnBattery` (a `GDBusProxy` on the system bus, which never starts
+/// UPower) on a GLib thread of its own. No polling: changes arrive as GObject signals, and
 /// each reading that differs from the last is handed to `onChange` (on
 /// that thread; hop to your own loop from there), the first one at start.
 public final class SystemConditionsMonitor: @unchecked Sendable {
@@ -52,6 +56,8 @@ private final class ConditionsWatch: @unchecked Sendable {
     private let onChange: @Sendable (SystemConditions) -> Void
     private var network: OpaquePointer?
     private var power: OpaquePointer?
+    /// UPower's `GDBusProxy`, nil without a system bus.
+    private var upower: UnsafeMutablePointer<GDBusProxy>?
     private var handlers: [(UnsafeMutableRawPointer, gulong)] = []
     private var last: SystemConditions?
 
@@ -70,6 +76,14 @@ private final class ConditionsWatch: @unchecked Sendable {
         if let power {
             connect(UnsafeMutableRawPointer(power), "notify::power-saver-enabled", unsafeBitCast(propertyChanged, to: GCallback.self))
         }
+        // Synchronous, on this thread of its own: a bus that is not there fails at once.
+        upower = g_dbus_proxy_new_for_bus_sync(
+            G_BUS_TYPE_SYSTEM, G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START, nil, "org.freedesktop.UPower",
+            "/org/freedesktop/UPower", "org.freedesktop.UPower", nil, nil)
+        if let upower {
+            connect(UnsafeMutableRawPointer(upower), "g-properties-changed", unsafeBitCast(proxyPropertiesChanged, to: GCallback.self))
+            connect(UnsafeMutableRawPointer(upower), "notify::g-name-owner", unsafeBitCast(propertyChanged, to: GCallback.self))
+        }
         read()
     }
 
@@ -78,6 +92,8 @@ private final class ConditionsWatch: @unchecked Sendable {
         handlers.removeAll()
         if let power { g_object_unref(UnsafeMutableRawPointer(power)) }
         power = nil
+        if let upower { g_object_unref(UnsafeMutableRawPointer(upower)) }
+        upower = nil
         network = nil
     }
 
@@ -86,10 +102,20 @@ private final class ConditionsWatch: @unchecked Sendable {
         let now = SystemConditions(
             networkAvailable: network.map { g_network_monitor_get_network_available($0) != 0 } ?? true,
             networkMetered: network.map { g_network_monitor_get_network_metered($0) != 0 } ?? false,
-            powerSaver: power.map { g_power_profile_monitor_get_power_saver_enabled($0) != 0 } ?? false)
+            powerSaver: power.map { g_power_profile_monitor_get_power_saver_enabled($0) != 0 } ?? false,
+            onBattery: onBattery())
         guard now != last else { return }
         last = now
         onChange(now)
+    }
+
+    /// UPower's cached `OnBattery`; false when UPower does not run.
+    private func onBattery() -> Bool {
+        guard let upower, let name = g_dbus_proxy_get_name_owner(upower) else { return false }
+        g_free(name)
+        guard let value = g_dbus_proxy_get_cached_property(upower, "OnBattery") else { return false }
+        defer { g_variant_unref(value) }
+        return g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN_()) != 0 && g_variant_get_boolean(value) != 0
     }
 
     private func connect(_ object: UnsafeMutableRawPointer, _ signal: String, _ callback: GCallback) {
@@ -110,6 +136,14 @@ private let networkChanged: @convention(c) (UnsafeMutableRawPointer?, gboolean, 
 /// `notify::… (GObject *, GParamSpec *, gpointer)`.
 private let propertyChanged: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
     _, _, data in
+    guard let data else { return }
+    Unmanaged<ConditionsWatch>.fromOpaque(data).takeUnretainedValue().read()
+}
+
+/// `g-properties-changed (GDBusProxy *, GVariant *changed, GStrv invalidated, gpointer)`.
+private let proxyPropertiesChanged: @convention(c) (
+    UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
+) -> Void = { _, _, _, data in
     guard let data else { return }
     Unmanaged<ConditionsWatch>.fromOpaque(data).takeUnretainedValue().read()
 }
