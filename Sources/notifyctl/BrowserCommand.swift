@@ -115,7 +115,7 @@ struct BrowserStatus: ParsableCommand {
 
             Examples:
               notifyctl browser status
-              notifyctl browser status --json | jq -r '.[] | select(.host != "set-up") | .browser'
+              notifyctl browser status --json | jq '.[] | select(.host != "set-up")'
             """)
 
     @OptionGroup var output: OutputOptions

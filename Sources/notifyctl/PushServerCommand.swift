@@ -19,8 +19,8 @@ struct PushServer: ParsableCommand {
 
             Examples:
               notifyctl push server xmpp alice@example.org
-              notifyctl push server xmpp alice@example.org --password-file ~/.config/push-password
-              notifyctl push server xmpp alice@localhost --host 127.0.0.1 --port 5222 --ca-file ca.pem
+              notifyctl push server xmpp alice@example.org --password-file ~/push.pass
+              notifyctl push server xmpp alice@localhost --host 127.0.0.1 --ca-file ca.pem
               notifyctl push server ntfy https://ntfy.sh
               notifyctl push server none
             """)

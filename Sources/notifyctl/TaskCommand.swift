@@ -10,7 +10,7 @@ struct TaskCommand: ParsableCommand {
             systemd-logind sleep lock while it runs, never longer than the task's limit.
 
             Examples:
-              notifyctl task run --app org.example.Backup --name nightly -- restic backup ~/Documents
+              notifyctl task run --app org.example.Backup --name nightly -- ./backup.sh
             """,
         subcommands: [TaskRun.self])
 }
@@ -30,9 +30,9 @@ struct TaskRun: ParsableCommand {
             all the same. 127: COMMAND was not found; 126: it could not be run.
 
             Examples:
-              notifyctl task run --app org.example.Backup --name nightly -- restic backup ~/Documents
+              notifyctl task run --app org.example.Backup --name nightly -- ./backup.sh
               notifyctl task run --app org.gnome.Terminal --name push -- git push
-              notifyctl task run --app rsync --name photos -- rsync -a ~/Photos/ nas:/photos/
+              notifyctl task run --app rsync --name photos -- rsync -a ~/Photos nas:
             """)
 
     @Option(help: ArgumentHelp("The app the task is for (a desktop entry ID).", valueName: "app"))

@@ -7,11 +7,12 @@ import Testing
 /// and every example one command on one line of an 80-column terminal,
 /// so that it can be copied as it is.
 @Suite struct TransferHelpTests {
-    /// The commands whose examples are held to 80 columns here: the root
-    /// and the transfer commands.
+    /// The commands whose examples are held to 80 columns here: the root,
+    /// the transfer commands, and every other command with examples.
     static let commands: [any ParsableCommand.Type] = [
         NotifyctlCommand.self, Download.self, Upload.self, Transfers.self, TransferCommand.self, TransferShow.self,
-        TransferCancel.self, TransferSuspend.self, TransferResume.self,
+        TransferCancel.self, TransferSuspend.self, TransferResume.self, TaskCommand.self, TaskRun.self,
+        BrowserStatus.self, PushServer.self,
     ]
 
     /// The example lines of a command's discussion.
