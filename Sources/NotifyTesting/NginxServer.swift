@@ -65,6 +65,7 @@ public final class NginxServer: @unchecked Sendable {
     }
 
     deinit {
+        // One process (`master_process off`): nothing is left behind, even by SIGKILL.
         _ = process?.kill(SIGKILL)
         try? FileManager.default.removeItem(at: directory)
     }
@@ -129,6 +130,7 @@ public final class NginxServer: @unchecked Sendable {
         return """
             # private test instance (NotifyTesting's NginxServer)
             \(user)
+            master_process off;
             worker_processes 1;
             pid \(d)/nginx.pid;
             error_log stderr notice;
