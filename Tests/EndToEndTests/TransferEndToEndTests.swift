@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func failuresEndTheTransferWithTheReasonAndNoPartialFile() throws {
-        let server = try Self.nginx(extra: ["location /gone { return 404; }"])
+        let server = try Self.nginx(extra: ["location /gone { return 404; }", "location /tofile { return 302 file:///etc/passwd; }"])
         let fixture = try Fixture()
         let target = fixture.bus.directory.appendingPathComponent("gone.bin")
         let id = try download(fixture, "\(server.httpURL)/gone", to: target.path)
@@ -146,6 +146,20 @@ import Testing
         let over = try download(fixture, "\(server.httpURL)/three", to: existing.path, session: "over")
         #expect(try ended(fixture, over)["state"] == .string("failed"))
         #expect(try String(contentsOf: existing, encoding: .utf8) == "mine", "never over an existing file without overwrite")
+
+        let redirected = try ended(fixture, try download(
+            fixture, "\(server.httpURL)/tofile", to: fixture.bus.directory.appendingPathComponent("passwd").path, session: "redirect"))
+        #expect(redirected["state"] == .string("failed"), "a redirect to file: is not followed: \(redirected)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.bus.directory.appendingPathComponent("passwd").path))
+
+        // A directory reached through a symbolic link: nothing written through it.
+        let real = fixture.bus.directory.appendingPathComponent("real")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        let link = fixture.bus.directory.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        let linked = try ended(fixture, try download(fixture, "\(server.httpURL)/three", to: link.path + "/three", session: "link"))
+        #expect(linked["state"] == .string("failed") && "\(linked["reason"] ?? .string(""))".contains("symbolic link"), "\(linked)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real.path).isEmpty, "nothing written through the link")
     }
 
     @Test func cancelLeavesNothingAndSuspendKeepsTheBytes() throws {
