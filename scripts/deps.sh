@@ -4,15 +4,19 @@
 
 # jq builds the browser extension's manifests (browser/make-extension);
 # libstrophe-dev is the XMPP push client's and libcurl4-openssl-dev the ntfy
-# push client's (Sources/NotifyPush); libsecret-1-dev the Secret Service
-# client's (Sources/NotifySecrets).
-NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev libstrophe-dev libcurl4-openssl-dev libsecret-1-dev pkg-config binutils jq)
+# push client's (Sources/NotifyPush) and the background transfers'
+# (Sources/NotifyTransfer); libssl-dev the transfers' SHA-256 (OpenSSL's
+# libcrypto, CCrypto); libsecret-1-dev the Secret Service client's
+# (Sources/NotifySecrets).
+NOTIFYD_BUILD_PACKAGES=(libdbus-1-dev libnotify-dev libcanberra-dev libsqlite3-dev libstrophe-dev libcurl4-openssl-dev libssl-dev libsecret-1-dev pkg-config binutils jq)
 NOTIFYD_RUN_PACKAGES=(dbus-daemon dbus-bin libnotify-bin)
 # prosody, prosody-modules (mod_unified_push), openssl and patch: the private
 # push server of Tests/NotifyPushTests (NotifyTesting's ProsodyServer);
-# gnome-keyring: the Secret Service of Tests/NotifySecretsTests.
+# gnome-keyring: the Secret Service of Tests/NotifySecretsTests;
+# nginx-light (static files with Range and ETag, WebDAV PUT, TLS with HTTP/2):
+# the private web server of the transfers' tests (NotifyTesting's NginxServer).
 NOTIFYD_TEST_PACKAGES=(dunst xvfb xauth aria2 curl wget python3 systemd jq sound-theme-freedesktop shellcheck util-linux mount e2fsprogs sqlite3 shared-mime-info python3-dbus xdg-dbus-proxy faketime iproute2 python3-gi libglib2.0-bin
-    prosody prosody-modules openssl patch python3-venv gnome-keyring)
+    prosody prosody-modules openssl patch python3-venv gnome-keyring nginx-light)
 # The desktops notifyd is checked on (Tests/DesktopTests, docs/DESKTOPS.md):
 # six notification servers, a compositor for notify-osd, a dock, GNOME Shell
 # with Dash to Dock (gjs runs its notification helper: only a Recommends of
