@@ -99,6 +99,12 @@ public final class NginxServer: @unchecked Sendable {
         process = nil
     }
 
+    /// Freezes the server (SIGSTOP), as a host that stopped answering:
+    /// connections stay open and nothing moves; `false` thaws it.
+    public func freeze(_ frozen: Bool = true) {
+        if let pid = process?.pid { _ = Glibc.kill(pid, frozen ? SIGSTOP : SIGCONT) }
+    }
+
     /// A CA of its own that signed nothing this server presents, as a PEM file.
     public func unrelatedCA() throws -> String { try TestCertificates.unrelatedCA(in: directory) }
 

@@ -131,7 +131,8 @@ enum EndReason {
             scale *= 1_000
             unit += 1
         }
-        let tenths = (bytes + scale / 20) / (scale / 10)
+        let tenth = scale / 10
+        let tenths = bytes / tenth + (bytes % tenth >= tenth / 2 ? 1 : 0)
         return "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 }

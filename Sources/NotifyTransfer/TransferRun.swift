@@ -15,7 +15,7 @@ final class TransferRun {
     /// Where the `Range` sent starts; 0 when none was sent.
     private var requestedFrom: UInt64 = 0
     private var restartedWithoutRange = false
-    /// Whether the body started (``TransferEngineEvent/responded(id:resumedFrom:total:validator:)`` went out).
+    /// Whether the body started (`.responded` went out).
     private var responded = false
     /// A final status other than 2xx, whose body was refused.
     private var refusedStatus: Int?
@@ -33,9 +33,7 @@ final class TransferRun {
         case restart
     }
 
-    /// Opens the attempt's file and makes its first request.
-    ///
-    /// - Throws: ``TransferFault`` saying why it cannot start.
+    /// Opens the attempt's file and makes its first request; throws why it cannot start.
     init(_ attempt: TransferAttempt, emit: @escaping (TransferEngineEvent) -> Void) throws(TransferFault) {
         self.attempt = attempt
         self.emit = emit
@@ -133,9 +131,8 @@ final class TransferRun {
     /// The upload sent again from `offset`.
     func rewind(to offset: UInt64) -> Bool { upload?.seek(to: offset) ?? false }
 
-    /// The body of a download starts: keeps the partial file's bytes for
-    /// a 206 that continues them, else starts over; refuses a status other
-    /// than 2xx, a size the disk cannot hold. False ends the transfer.
+    /// A download's body starts: a 206 continuing the partial file keeps
+    /// it, else it starts over; not 2xx, or too large for the disk: false.
     private func begin() -> Bool {
         guard let download, let request else { return false }
         let status = headers.status != 0 ? headers.status : TransferCall.info(request.handle, CURLINFO_RESPONSE_CODE)
@@ -173,7 +170,7 @@ final class TransferRun {
     /// The bytes in the partial file, or handed to the server.
     private var done: UInt64 { download?.size ?? upload?.sent ?? 0 }
 
-    /// Reports progress now, or marks it due when one went out less than half a second ago.
+    /// Reports progress now, or holds it back (half a second between reports).
     private func noteProgress() {
         guard progress.mayReport(at: MonotonicTime.nanoseconds()) else { return }
         emit(.progress(id: attempt.id, done: done, total: total))
@@ -206,18 +203,15 @@ final class TransferRun {
         }
         guard code == CURLE_OK else { return .ended(EndReason.curl(report)) }
         if let upload { return .ended(.completed(path: attempt.path, bytes: upload.size)) }
-        guard let download else { return .ended(.failed(reason: "the transfer has neither a file to write nor one to send")) }
+        guard let download else { return .ended(.failed(reason: "the transfer has no file")) }
         if !responded, !begin() {
             return .ended(fault?.end ?? EndReason.http(status: status, retryAfter: headers.retryDelay()))
         }
         if let total, download.size != total {
             return .ended(.retry(reason: "the server sent \(download.size) bytes of \(total)", retryAfter: nil))
         }
-        let suggested = {
-            DownloadName.suggested(
-                contentDisposition: self.headers.contentDisposition,
-                url: TransferCall.info(request.handle, CURLINFO_EFFECTIVE_URL))
-        }
+        let url: String? = TransferCall.info(request.handle, CURLINFO_EFFECTIVE_URL)
+        let suggested = { DownloadName.suggested(contentDisposition: self.headers.contentDisposition, url: url) }
         do {
             let path = try download.finish(expected: attempt.sha256, overwrite: attempt.overwrite, name: suggested)
             return .ended(.completed(path: path, bytes: download.size))
@@ -236,29 +230,4 @@ final class TransferRun {
         download?.close()
         upload?.close()
     }
-}
-
-/// At most two progress reports a second: one at once, then one when
-/// half a second has passed since the last, carrying the latest count.
-struct ProgressThrottle {
-    static let interval: UInt64 = 500_000_000
-    private var last: UInt64 = 0
-    private var held = false
-
-    /// The body started at `now`: the first report waits half a second.
-    mutating func started(at now: UInt64) { last = now }
-
-    /// Whether a report may go out at `now` (then it counts as sent); if not, one is held back.
-    mutating func mayReport(at now: UInt64) -> Bool {
-        guard now >= last + Self.interval else {
-            held = true
-            return false
-        }
-        last = now
-        held = false
-        return true
-    }
-
-    /// When the held-back report is due.
-    var due: UInt64? { held ? last + Self.interval : nil }
 }

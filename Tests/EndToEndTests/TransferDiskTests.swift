@@ -18,7 +18,7 @@ import Testing
         let server = try TransferEndToEndTests.nginx()
         // 10 GB that take no room on the server's disk.
         let huge = server.root.appendingPathComponent("huge.iso")
-        FileManager.default.createFile(atPath: huge.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: huge.path, contents: nil)
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: 10_000_000_000)
         try handle.close()
