@@ -1,27 +1,5 @@
 import NotifyPush
 import NotifyTesting
-import Synchronization
-
-/// The events a push client reported on its thread, in order, for the
-/// tests to wait on (bounded).
-final class RecordedEvents<Event: Sendable>: Sendable {
-    private let events = Mutex<[Event]>([])
-
-    func append(_ event: Event) { events.withLock { $0.append(event) } }
-
-    var all: [Event] { events.withLock { $0 } }
-
-    /// The first event after the first `skipping` that `match` takes, waited for.
-    func wait<T>(_ what: String, seconds: Double = 20, after skipping: Int = 0, _ match: (Event) -> T?) throws -> T {
-        var found: T?
-        try waitUntil(what, seconds: seconds) {
-            found = all.dropFirst(skipping).lazy.compactMap(match).first
-            return found != nil
-        }
-        guard let found else { throw TestFailure("no \(what)") }
-        return found
-    }
-}
 
 /// An XMPP push client whose events are recorded, for the tests to wait on.
 final class RecordedPushClient: Sendable {

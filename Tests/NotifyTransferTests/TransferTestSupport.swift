@@ -13,42 +13,32 @@ struct NotifyTransferTests {}
 /// A transfer engine whose events are recorded, for the tests to wait on
 /// (bounded); shut down when released.
 final class RecordedEngine: Sendable {
-    private let log = EventLog()
+    private let log = RecordedEvents<TimedEvent>()
     let engine: TransferEngine
+
+    /// An event and when it came (monotonic nanoseconds).
+    struct TimedEvent: Sendable {
+        let time: UInt64
+        let event: TransferEngineEvent
+    }
 
     init() {
         let log = self.log
-        engine = TransferEngine { event in
-            let now = MonotonicClock.nanoseconds()
-            log.events.withLock { $0.append((now, event)) }
-        }
+        engine = TransferEngine { event in log.append(TimedEvent(time: MonotonicClock.nanoseconds(), event: event)) }
     }
 
     deinit { engine.shutdown() }
 
-    var all: [TransferEngineEvent] { log.events.withLock { $0.map(\.event) } }
+    var all: [TransferEngineEvent] { log.all.map(\.event) }
 
     /// When each progress report of `id` came, in nanoseconds.
     func progressTimes(_ id: UInt64) -> [UInt64] {
-        log.events.withLock { events in
-            events.compactMap { if case .progress(id, _, _) = $0.event { $0.time } else { nil } }
-        }
-    }
-
-    /// The events and when they came, shared with the engine's thread.
-    private final class EventLog: Sendable {
-        let events = Mutex<[(time: UInt64, event: TransferEngineEvent)]>([])
+        log.all.compactMap { if case .progress(id, _, _) = $0.event { $0.time } else { nil } }
     }
 
     /// The first event after the first `skipping` that `match` takes, waited for.
     func wait<T>(_ what: String, seconds: Double = 30, after skipping: Int = 0, _ match: (TransferEngineEvent) -> T?) throws -> T {
-        var found: T?
-        try waitUntil(what, seconds: seconds) {
-            found = all.dropFirst(skipping).lazy.compactMap(match).first
-            return found != nil
-        }
-        guard let found else { throw TestFailure("no \(what)") }
-        return found
+        try log.wait(what, seconds: seconds, after: skipping) { match($0.event) }
     }
 
     /// Starts `attempt` and waits for its end.
