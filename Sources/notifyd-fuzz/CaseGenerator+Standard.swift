@@ -71,6 +71,7 @@ extension CaseGenerator {
             (Contract.fetch, "ListFetchSchedules", [], returns(Contract.fetch, "ListFetchSchedules")),
             (Contract.tasks, "BackgroundTimeRemaining", [rejected], returns(Contract.tasks, "BackgroundTimeRemaining", first: .double(0))),
             (Contract.tasks, "ListBackgroundTasks", [], returns(Contract.tasks, "ListBackgroundTasks")),
+            (Contract.transfers, "ListTransfers", [], returns(Contract.transfers, "ListTransfers")),
             (rng.chance(0.5) ? nil : Contract.introspectable, "Introspect", [], returns(Contract.introspectable, "Introspect")),
             (Contract.peer, "Ping", [], returns(Contract.peer, "Ping")),
             (Contract.peer, "GetMachineId", [], returns(Contract.peer, "GetMachineId")),

@@ -24,13 +24,21 @@ extension CaseGenerator {
     /// A fetch or task ID no fetch or task running has, for any method that
     /// takes one.
     func unknownID(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
-        let (argument, error) = rng.pick([("fetch_id", Contract.Error.unknownFetch), ("task_id", Contract.Error.unknownTask)])
+        let (argument, error) = rng.pick([
+            ("fetch_id", Contract.Error.unknownFetch), ("task_id", Contract.Error.unknownTask),
+            ("transfer_id", Contract.Error.unknownTransfer),
+        ])
         let id = likelyID(&rng)
         return hostileArgument(index, .unknownID, .uint64(id), at: argument, .error(error), note: "\(argument) \(id), not running", &rng)
     }
 
-    /// A value outside what an argument takes: a fetch result, a task name.
+    /// A value outside what an argument takes: a fetch result, a task name,
+    /// a transfer's URL, path or options.
     func invalidValue(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
+        if rng.chance(0.4) {
+            let (argument, value, why) = invalidTransferArgument(&rng)
+            return hostileArgument(index, .invalidValue, value, at: argument, .error(Contract.Error.invalidArgs), note: why, &rng)
+        }
         if rng.chance(0.5) {
             let result = invalidFetchResult(&rng)
             return hostileArgument(

@@ -25,6 +25,7 @@ enum Contract {
     static let sessions = NotifydNames.sessionsInterface
     static let fetch = NotifydNames.fetchInterface
     static let tasks = NotifydNames.tasksInterface
+    static let transfers = NotifydNames.transfersInterface
     static let daemon = NotifydNames.daemonInterface
     static let worker = NotifydNames.workerInterface
     static let workerMember = "EventsForBackgroundSession"
@@ -137,6 +138,7 @@ enum Contract {
         static let unknownSession = NotifydNames.errorPrefix + "UnknownSession"
         static let unknownFetch = NotifydNames.errorPrefix + "UnknownFetch"
         static let unknownTask = NotifydNames.errorPrefix + "UnknownTask"
+        static let unknownTransfer = NotifydNames.errorPrefix + "UnknownTransfer"
         static let limitExceeded = NotifydNames.errorPrefix + "LimitExceeded"
     }
 }

@@ -36,6 +36,8 @@ extension FuzzTests {
             $0.key.hasSuffix(" method") && ($0.key.hasPrefix("org.notifyd.Notifyd1.Fetch ") || $0.key.hasPrefix("org.notifyd.Notifyd1.Tasks "))
         }
         #expect(fetchAndTasks.count == 11)
+        // Transfers: 7 methods, each reached well-formed above.
+        #expect(published.filter { $0.key.hasPrefix("org.notifyd.Notifyd1.Transfers ") && $0.key.hasSuffix(" method") }.count == 7)
     }
 
     /// Every member of `dbus/*.xml` as `interface name kind`, and whether
