@@ -16,6 +16,13 @@ extension BenchCommand {
         }
         guard (1...100).contains(listCalls) else { throw ValidationError("--list-calls must be between 1 and 100.") }
         guard (1...100_000).contains(pushes) else { throw ValidationError("--pushes must be between 1 and 100000.") }
+        guard (1...65_536).contains(transferMib) else { throw ValidationError("--transfer-mib must be between 1 and 65536.") }
+        guard transferIdleSeconds > 0, transferIdleSeconds <= 3600 else {
+            throw ValidationError("--transfer-idle-seconds must be between 0 and 3600.")
+        }
+        guard (2...10_000).contains(transferQueued) else {
+            throw ValidationError("--transfer-queued must be between 2 and 10000 (notifyd's limit of transfers not ended).")
+        }
         guard (1...1_000_000).contains(slowDiskCalls) else { throw ValidationError("--slow-disk-calls must be between 1 and 1000000.") }
         if let soak, !(soak > 0 && soak <= 24 * 60) { throw ValidationError("--soak must be more than 0 and at most 1440 minutes.") }
         guard (1...100).contains(soakClients) else { throw ValidationError("--soak-clients must be between 1 and 100.") }
@@ -60,6 +67,8 @@ extension BenchCommand {
         case soak
         /// From an application server's POST to the app's Message through Prosody, against a bare XMPP client; a burst to 10 apps.
         case push
+        /// Background transfers: no engine thread before the first, a download against curl, downloads waiting for a network.
+        case transfer
         /// Memory per item of each kind and at the documented limits, then cleared (long: only with `--only limits`).
         case limits
 

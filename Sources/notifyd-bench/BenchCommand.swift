@@ -21,7 +21,10 @@ struct BenchCommand: ParsableCommand {
             before (target: at most 1.10x); BeginBackgroundTask to the sleep lock asked of a stand-in logind, \
             against a Ping; an application server's POST to the app's Message through a private Prosody and notifyd, \
             against the same POST to a bare libstrophe client (target: p50 within 1.50x), and 1000 pushes to 10 apps \
-            at once (target: none lost, each app's in order); GetBadge and Ping of a reader on a notifyd of its own whose every fsync takes 20 ms \
+            at once (target: none lost, each app's in order); background transfers on notifyds of their own: no \
+            transfer thread before the first transfer (target: none), a 1 GiB download from nginx on loopback against \
+            `curl -o` (target: throughput at least 0.90x, CPU per GiB at most 1.20x), and 1000 downloads waiting for a \
+            network in a namespace without one (target: no wake-up, under 4 KB of heap each); GetBadge and Ping of a reader on a notifyd of its own whose every fsync takes 20 ms \
             more (libSlowDisk.so preloaded), while another client calls IncrementBadge in a loop, against the \
             same with notifyd idle (target: p50 at most 3x), and the writer's badge against its increments \
             answered; last, a burst of worker events: the rate notifyd stores them durably against a bare \
@@ -88,6 +91,15 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Pushes the push section times through notifyd and through the bare client (each).", valueName: "n"))
     var pushes = 200
 
+    @Option(help: ArgumentHelp("Size of the file the transfer section downloads by notifyd and by curl, in MiB.", valueName: "n"))
+    var transferMib = 1_024
+
+    @Option(help: ArgumentHelp("How long the transfer section watches notifyd with downloads waiting for a network.", valueName: "seconds"))
+    var transferIdleSeconds = 30.0
+
+    @Option(help: ArgumentHelp("Downloads the transfer section queues while there is no network (at most 10000).", valueName: "n"))
+    var transferQueued = 1_000
+
     @Option(help: ArgumentHelp("Apps given a full fetch history (100 fetches each) in the limits section (the limit: 10000).", valueName: "n"))
     var limitsFetchApps = 1_000
 
@@ -144,6 +156,7 @@ struct BenchCommand: ParsableCommand {
                 calls: calls, warmUpCalls: warmUpCalls, spawns: spawns, idleSeconds: idleSeconds,
                 loadClients: loadClients, loadCalls: loadCalls, coldStarts: coldStarts, events: events,
                 listSessions: listSessions, listCalls: listCalls, slowDiskCalls: slowDiskCalls, pushes: pushes,
+                transfer: .init(mebibytes: transferMib, idleSeconds: transferIdleSeconds, queued: transferQueued),
                 soak: soak.map {
                     .init(
                         minutes: $0, clients: soakClients, sampleSeconds: soakSampleSeconds ?? SoakBenchmark.Settings.defaultSampleSeconds(minutes: $0),

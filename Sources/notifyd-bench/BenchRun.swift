@@ -5,7 +5,7 @@ import NotifyTestingCore
 
 /// One run of the benchmark: sets up the bus and notifyd, measures the
 /// chosen sections in order (calls, clients, idle, memory, fetch, load,
-/// cold-start, list-sessions, tasks, slow-disk, limits, events), tears down.
+/// cold-start, list-sessions, tasks, push, transfer, slow-disk, limits, events), tears down.
 ///
 /// Events come last: the burst leaves 10,000 pending handlers whose
 /// deadlines (30 s) all pass later, which would wake an idle daemon. Load,
@@ -29,6 +29,8 @@ struct BenchRun {
     let slowDiskCalls: Int
     /// Pushes timed on each path of the push section.
     let pushes: Int
+    /// The transfer section's sizes and times.
+    let transfer: TransferBenchmark.Settings
     /// The soak's settings, when it runs.
     let soak: SoakBenchmark.Settings?
     let limitsFetchApps: Int
@@ -58,6 +60,12 @@ struct BenchRun {
             report.settings += [("list sessions", Double(listSessions)), ("list calls", Double(listCalls))]
         }
         if sections.contains(.push) { report.settings.append(("pushes", Double(pushes))) }
+        if sections.contains(.transfer) {
+            report.settings += [
+                ("transfer MiB", Double(transfer.mebibytes)), ("transfer idle seconds", transfer.idleSeconds),
+                ("transfer queued", Double(transfer.queued)),
+            ]
+        }
         if sections.contains(.slowDisk) { report.settings.append(("slow-disk calls", Double(slowDiskCalls))) }
         if let soak {
             report.settings += [
@@ -159,6 +167,10 @@ struct BenchRun {
         if sections.contains(.push) {
             Progress.say("\(pushes) pushes through Prosody to an app by notifyd and to a bare client, then 1000 to 10 apps at once")
             report.addPush(try PushBenchmark(programs: programs, scratch: scratch, pushes: pushes).run())
+        }
+        if sections.contains(.transfer) {
+            Progress.say("transfers: \(transfer.mebibytes) MiB from nginx by notifyd and by curl, then \(transfer.queued) waiting for a network")
+            report.addTransfer(try TransferBenchmark(programs: programs, scratch: scratch, settings: transfer).run())
         }
         if sections.contains(.slowDisk) {
             let slowDisk = SlowDiskBenchmark(programs: programs, scratch: scratch, calls: slowDiskCalls, warmUpCalls: warmUpCalls)
