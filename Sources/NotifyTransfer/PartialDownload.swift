@@ -2,7 +2,8 @@ import Glibc
 
 /// A download's partial file, open, beside its destination: written with
 /// plain `write(2)` on the engine's thread, hashed as it grows when a
-/// SHA-256 is expected, synced and moved into place at the end.
+/// SHA-256 is expected, streamed to the disk as it grows
+/// (``WritebackPacer``), synced and moved into place at the end.
 final class PartialDownload {
     let place: DownloadPlace
     private var directoryDescriptor: Int32
@@ -10,6 +11,7 @@ final class PartialDownload {
     /// The bytes in the file now.
     private(set) var size: UInt64
     private var hasher: SHA256Hasher?
+    private var pacer = WritebackPacer(from: 0)
 
     /// Opens (or creates) the partial file of `path` for the transfer `id`,
     /// never through a symbolic link, after refusing a destination that may
@@ -56,6 +58,7 @@ final class PartialDownload {
         try TransferCall.system("the partial file could not be emptied") { ftruncate(descriptor, 0) }
         try TransferCall.system("the partial file could not be emptied") { lseek(descriptor, 0, SEEK_SET) }
         size = 0
+        pacer = WritebackPacer(from: 0)
         hasher = hashing ? try SHA256Hasher() : nil
     }
 
@@ -63,6 +66,7 @@ final class PartialDownload {
     /// first when `hashing`).
     func keep(hashing: Bool) throws(TransferFault) {
         try TransferCall.system("the partial file could not be read") { lseek(descriptor, off_t(size), SEEK_SET) }
+        pacer = WritebackPacer(from: size)
         hasher = nil
         if hashing {
             let fresh = try SHA256Hasher()
@@ -90,6 +94,7 @@ final class PartialDownload {
         }
         try hasher?.update(bytes)
         size += UInt64(bytes.count)
+        try pacer.wrote(upTo: size, descriptor: descriptor)
     }
 
     /// Syncs the file, checks its SHA-256 against `expected` (lowercase
