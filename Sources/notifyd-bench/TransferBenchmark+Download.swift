@@ -18,6 +18,8 @@ extension TransferBenchmark {
         let bytes: UInt64
         let notifyd: [DownloadRun]
         let curl: [DownloadRun]
+        /// The disk alone: the same bytes written from memory, then synced (``DiskWriteBaseline``).
+        let disk: [DownloadRun]
         /// Downloaded files whose size was the original's (of `2 × runs`).
         let sizesRight: Int
         /// The first download of each client whose SHA-256 was the original's (of 2).
@@ -37,6 +39,7 @@ extension TransferBenchmark {
 /// spawn to its exit, its CPU from `wait4`'s `rusage`, then its file's
 /// `fsync` is timed apart (for a baseline as durable). Before each, the
 /// disk is synced: no writeback of an earlier file falls into a timing.
+/// After each curl, the disk alone is timed (``DiskWriteBaseline``).
 struct DownloadComparison {
     let daemon: BenchDaemon
     let directory: String
@@ -60,7 +63,7 @@ struct DownloadComparison {
         _ = try byCurl(curl, warmUpURL, to: directory + "/warm-up-curl.bin")
         let engineThreads = TransferBenchmark.threadNames(of: daemon.pid).filter { $0 == TransferBenchmark.threadName }.count
         let original = try source.digest()
-        var (notifydRuns, curlRuns) = ([TransferBenchmark.DownloadRun](), [TransferBenchmark.DownloadRun]())
+        var (notifydRuns, curlRuns, diskRuns) = ([TransferBenchmark.DownloadRun](), [TransferBenchmark.DownloadRun](), [TransferBenchmark.DownloadRun]())
         var (sizesRight, digestsRight) = (0, 0)
         for index in 0..<runs {
             for client in index % 2 == 0 ? ["notifyd", "curl"] : ["curl", "notifyd"] {
@@ -75,6 +78,10 @@ struct DownloadComparison {
                     run.syncNanoseconds = try Self.timeSync(path)
                     curlRuns.append(run)
                 }
+                if client == "curl" {
+                    sync()
+                    diskRuns.append(try DiskWriteBaseline.time(bytes: source.bytes, at: "\(directory)/disk-\(index).bin"))
+                }
                 let size = SourceFile.size(of: path)
                 if size == source.bytes { sizesRight += 1 }
                 if size != source.bytes {
@@ -87,7 +94,7 @@ struct DownloadComparison {
             }
         }
         return .init(
-            bytes: source.bytes, notifyd: notifydRuns, curl: curlRuns, sizesRight: sizesRight, digestsRight: digestsRight,
+            bytes: source.bytes, notifyd: notifydRuns, curl: curlRuns, disk: diskRuns, sizesRight: sizesRight, digestsRight: digestsRight,
             engineThreadsAfterWarmUp: engineThreads)
     }
 

@@ -64,6 +64,11 @@ extension BenchReport {
                 baselineValue: rateSynced(downloads.curl)))
         rows.append(
             ReportRow(
+                id: "transfer_download_rate_disk", figure: "\(size) download by notifyd (synced) against the disk alone",
+                value: rate(downloads.notifyd), unit: .perSecond, baseline: "write from memory, then fsync",
+                baselineValue: rateSynced(downloads.disk)))
+        rows.append(
+            ReportRow(
                 id: "transfer_download_cpu", figure: "notifyd's CPU time per GiB downloaded, median",
                 value: cpuPerGiB(downloads.notifyd), unit: .milliseconds, baseline: "curl's, median",
                 baselineValue: cpuPerGiB(downloads.curl), target: .ratioAtMost(Self.transferCPUTarget)))
@@ -85,12 +90,17 @@ extension BenchReport {
                     + ($0.syncNanoseconds > 0 ? ", then fsync \(ReportRow.text(Double($0.syncNanoseconds) / 1e6, .milliseconds)))" : ")")
             }.joined(separator: ", ")
         }
+        let diskRuns = downloads.disk.map {
+            "write \(ReportRow.text(Double($0.nanoseconds) / 1e6, .milliseconds)), fsync "
+                + ReportRow.text(Double($0.syncNanoseconds) / 1e6, .milliseconds)
+        }.joined(separator: "; ")
         notes.append(
             "Transfer, download: \(downloads.bytes) bytes (a 1 MiB pseudo-random block repeated) from nginx on loopback, "
                 + "\(count) times by each client, alternating, after 1 MiB by each to warm up, into the same directory; "
                 + "notifyd from Download to TransferChanged completed (synced and in place), CPU utime+stime of "
                 + "/proc/PID/stat; curl -o from spawn to exit, CPU from rusage. notifyd: \(runs(downloads.notifyd)); "
-                + "curl: \(runs(downloads.curl)).")
+                + "curl: \(runs(downloads.curl)); the disk alone (\(downloads.bytes) bytes written from memory in 1 MiB "
+                + "blocks, then fsync): \(diskRuns).")
     }
 
     private mutating func addQueued(_ queued: TransferBenchmark.Queued) {
