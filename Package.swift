@@ -121,10 +121,11 @@ let package = Package(
         .systemLibrary(
             name: "CLibsecret", pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]),
-        // The ntfy push client's HTTP (the OpenSSL flavour, as Debian builds it).
-        .systemLibrary(
-            name: "CCurl", pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]),
+        // The ntfy push client's HTTP and the background transfers: libcurl
+        // (the OpenSSL flavour, as Debian builds it; libcurl4-openssl-dev for
+        // its headers), loaded with dlopen at its first use, not linked
+        // (Sources/CCurl/include/ccurl.h).
+        .target(name: "CCurl"),
         // SHA-256 of downloads (OpenSSL's EVP digests; libcurl links it already).
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",

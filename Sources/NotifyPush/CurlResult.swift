@@ -6,13 +6,13 @@ enum CurlResult {
     /// Returns normally for `CURLE_OK`, else throws saying `what` failed and why.
     static func check(_ code: CURLcode, _ what: String) throws(NtfyPushError) {
         guard code != CURLE_OK else { return }
-        throw NtfyPushError("libcurl failed \(what): \(String(cString: curl_easy_strerror(code)))")
+        throw NtfyPushError("libcurl failed \(what): \(String(cString: notifyd_curl_easy_strerror(code)))")
     }
 
     /// Returns normally for `CURLM_OK`, else throws saying `what` failed and why.
     static func check(_ code: CURLMcode, _ what: String) throws(NtfyPushError) {
         guard code != CURLM_OK else { return }
-        throw NtfyPushError("libcurl failed \(what): \(String(cString: curl_multi_strerror(code)))")
+        throw NtfyPushError("libcurl failed \(what): \(String(cString: notifyd_curl_multi_strerror(code)))")
     }
 
     /// `pointer`, or a thrown error saying `what` could not be made.
@@ -21,9 +21,15 @@ enum CurlResult {
         return pointer
     }
 
-    /// libcurl's global state, set up once before any handle (7.88's
-    /// `curl_global_init` is not thread-safe: Swift runs this once).
-    static let initialized: Bool = curl_global_init(notifyd_curl_global_default()) == CURLE_OK
+    /// libcurl, loaded (`dlopen`) and its global state set up once before
+    /// any handle (CCurl does both under `pthread_once`: 7.88's
+    /// `curl_global_init` is not thread-safe).
+    static let initialized: Bool = notifyd_curl_global_init() == CURLE_OK
+
+    /// Why libcurl gave no handle: it could not be loaded, or memory ran out.
+    static var unavailable: String {
+        notifyd_curl_load_error().map { String(cString: $0) } ?? "libcurl could not start (out of memory)"
+    }
 
     /// The number `info` of `handle` (`CURLINFO_RESPONSE_CODE`), checked; 0 when libcurl has none.
     static func info(_ handle: UnsafeMutableRawPointer, _ info: CURLINFO) -> Int {
@@ -68,7 +74,7 @@ struct TransferEnd {
     /// The state this end puts the client in.
     var state: NtfyConnectionState {
         if status != 0 && status != 200 { return .disconnected(reason: refusal) }
-        let said = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let said = detail.isEmpty ? String(cString: notifyd_curl_easy_strerror(code)) : detail
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR:
             return .certificateRejected(reason: "the ntfy server's certificate did not verify: \(said)")

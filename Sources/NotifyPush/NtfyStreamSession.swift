@@ -43,7 +43,7 @@ final class NtfyStreamSession {
 
     init(emit: @escaping (NtfyPushEvent) -> Void) {
         self.emit = emit
-        multi = CurlResult.initialized ? curl_multi_init() : nil
+        multi = CurlResult.initialized ? notifyd_curl_multi_init() : nil
     }
 
     /// Takes commands and runs the stream until told to stop; frees
@@ -56,7 +56,7 @@ final class NtfyStreamSession {
             if phase == .streaming { perform() }
         }
         closeTransfer()
-        if let multi { curl_multi_cleanup(multi) }
+        if let multi { notifyd_curl_multi_cleanup(multi) }
     }
 
     /// Sleeps until there may be something to do: a command, bytes on the
@@ -75,7 +75,7 @@ final class NtfyStreamSession {
         if let multi {
             let code =
                 mailbox.wakeDescriptor >= 0
-                ? curl_multi_poll(multi, &extra, 1, timeout, nil) : curl_multi_poll(multi, nil, 0, timeout, nil)
+                ? notifyd_curl_multi_poll(multi, &extra, 1, timeout, nil) : notifyd_curl_multi_poll(multi, nil, 0, timeout, nil)
             guard (try? CurlResult.check(code, "waiting")) == nil else { return }
         }
         // No multi handle, or it failed: wait on the mailbox alone, bounded.
@@ -149,7 +149,7 @@ final class NtfyStreamSession {
         emit(.state(.connecting))
         let started: NtfyTransfer
         do throws(NtfyPushError) {
-            guard let multi else { throw NtfyPushError("libcurl could not start (out of memory)") }
+            guard let multi else { throw NtfyPushError(CurlResult.unavailable) }
             started = try NtfyTransfer(session: self, url: streamURL(settings))
             if let caFile = settings.caFile {
                 do {
@@ -160,7 +160,7 @@ final class NtfyStreamSession {
                 }
             }
             do {
-                try CurlResult.check(curl_multi_add_handle(multi, started.handle), "starting the stream")
+                try CurlResult.check(notifyd_curl_multi_add_handle(multi, started.handle), "starting the stream")
             } catch {
                 started.close()
                 throw error
@@ -176,12 +176,12 @@ final class NtfyStreamSession {
         guard let multi, let transfer, let settings else { return }
         var running: Int32 = 0
         do {
-            try CurlResult.check(curl_multi_perform(multi, &running), "reading the stream")
+            try CurlResult.check(notifyd_curl_multi_perform(multi, &running), "reading the stream")
         } catch {
             return endAttempt(.disconnected(reason: error.description))
         }
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = notifyd_curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, message.pointee.easy_handle == transfer.handle else { continue }
             return endAttempt(transfer.end(message.pointee.data.result).state)
         }
@@ -207,7 +207,7 @@ final class NtfyStreamSession {
     /// Ends the transfer, if any, without planning another.
     private func closeTransfer() {
         guard let transfer else { return }
-        if let multi { _ = try? CurlResult.check(curl_multi_remove_handle(multi, transfer.handle), "ending the stream") }
+        if let multi { _ = try? CurlResult.check(notifyd_curl_multi_remove_handle(multi, transfer.handle), "ending the stream") }
         transfer.close()
         self.transfer = nil
     }

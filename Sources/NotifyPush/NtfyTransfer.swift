@@ -31,7 +31,7 @@ final class NtfyTransfer {
     ///
     /// - Throws: ``NtfyPushError`` when libcurl cannot make or set it up.
     init(session: NtfyStreamSession, url: String) throws(NtfyPushError) {
-        handle = try CurlResult.made(curl_easy_init(), "a transfer")
+        handle = try CurlResult.made(notifyd_curl_easy_init(), "a transfer")
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         self.session = session
@@ -104,7 +104,7 @@ final class NtfyTransfer {
     func close() {
         guard !closed else { return }
         closed = true
-        curl_easy_cleanup(handle)
+        notifyd_curl_easy_cleanup(handle)
         errorBuffer.deallocate()
     }
 

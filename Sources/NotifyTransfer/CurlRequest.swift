@@ -24,7 +24,7 @@ final class CurlRequest {
     ///
     /// - Throws: ``TransferFault`` when libcurl cannot make or set it up.
     init(for run: TransferRun, headers: [String]) throws(TransferFault) {
-        handle = try TransferCall.made(TransferCall.curlReady ? curl_easy_init() : nil, "a libcurl transfer")
+        handle = try TransferCall.made(TransferCall.curlReady ? notifyd_curl_easy_init() : nil, "a libcurl transfer")
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         callbackTarget = Unmanaged.passRetained(run)
@@ -67,7 +67,7 @@ final class CurlRequest {
             try TransferCall.set(handle, CURLOPT_CAINFO, bundle)
         }
         for line in headers {
-            guard let appended = curl_slist_append(headerList, line) else {
+            guard let appended = notifyd_curl_slist_append(headerList, line) else {
                 throw .retry("a request header could not be kept: out of memory")
             }
             headerList = appended
@@ -115,8 +115,8 @@ final class CurlRequest {
     func close() {
         guard !closed else { return }
         closed = true
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
+        notifyd_curl_easy_cleanup(handle)
+        notifyd_curl_slist_free_all(headerList)
         headerList = nil
         errorBuffer.deallocate()
         callbackTarget?.release()

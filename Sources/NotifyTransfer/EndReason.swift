@@ -92,7 +92,7 @@ enum EndReason {
         case CURLE_OUT_OF_MEMORY: return retry("notifyd ran out of memory")
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CERTPROBLEM,
             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS:
-            let said = report.detail.isEmpty ? String(cString: curl_easy_strerror(code)) : report.detail
+            let said = report.detail.isEmpty ? String(cString: notifyd_curl_easy_strerror(code)) : report.detail
             return .failed(reason: "the server's certificate is not trusted: \(said)")
         case CURLE_UNSUPPORTED_PROTOCOL:
             return .failed(reason: "the server redirected to an address that is neither http nor https")
@@ -104,7 +104,7 @@ enum EndReason {
         case CURLE_READ_ERROR, CURLE_SEND_FAIL_REWIND: return .failed(reason: "the file to upload could not be read")
         case CURLE_FILESIZE_EXCEEDED: return .failed(reason: "the file is larger than allowed")
         case CURLE_LOGIN_DENIED, CURLE_AUTH_ERROR: return .failed(reason: "the server refused the login")
-        default: return retry("the transfer failed: \(String(cString: curl_easy_strerror(code)))")
+        default: return retry("the transfer failed: \(String(cString: notifyd_curl_easy_strerror(code)))")
         }
     }
 

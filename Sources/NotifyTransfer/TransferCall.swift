@@ -23,20 +23,28 @@ struct TransferFault: Error {
 /// handles, the file system's `-1` and `errno`, OpenSSL's `1` for success.
 /// Each call is checked and a failure thrown as a ``TransferFault`` in words.
 enum TransferCall {
-    /// libcurl's global state, set up once before any handle (7.88's
-    /// `curl_global_init` is not thread-safe: Swift runs this once).
-    static let curlReady: Bool = curl_global_init(notifyd_curl_global_default()) == CURLE_OK
+    /// libcurl, loaded (`dlopen`) and its global state set up once before
+    /// any handle (CCurl does both under `pthread_once`: 7.88's
+    /// `curl_global_init` is not thread-safe).
+    static let curlReady: Bool = notifyd_curl_global_init() == CURLE_OK
+
+    /// How an attempt ends when libcurl gave no handle: failed, saying why
+    /// libcurl could not be loaded (not installed); else worth a retry.
+    static var curlUnavailable: TransferAttemptEnd {
+        if let error = notifyd_curl_load_error() { return .failed(reason: String(cString: error)) }
+        return .retry(reason: "libcurl could not start: out of memory", retryAfter: nil)
+    }
 
     /// Returns normally for `CURLE_OK`, else throws saying `what` failed and why.
     static func check(_ code: CURLcode, _ what: String) throws(TransferFault) {
         guard code != CURLE_OK else { return }
-        throw .failed("libcurl failed \(what): \(String(cString: curl_easy_strerror(code)))")
+        throw .failed("libcurl failed \(what): \(String(cString: notifyd_curl_easy_strerror(code)))")
     }
 
     /// Returns normally for `CURLM_OK`, else throws (worth a retry) saying `what` failed and why.
     static func check(_ code: CURLMcode, _ what: String) throws(TransferFault) {
         guard code != CURLM_OK else { return }
-        throw .retry("libcurl failed \(what): \(String(cString: curl_multi_strerror(code)))")
+        throw .retry("libcurl failed \(what): \(String(cString: notifyd_curl_multi_strerror(code)))")
     }
 
     /// `pointer`, or a thrown fault (worth a retry) saying `what` could not be made.

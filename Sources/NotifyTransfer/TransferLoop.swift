@@ -34,7 +34,7 @@ final class TransferLoop {
 
     init(emit: @escaping (TransferEngineEvent) -> Void) {
         self.emit = emit
-        multi = TransferCall.curlReady ? curl_multi_init() : nil
+        multi = TransferCall.curlReady ? notifyd_curl_multi_init() : nil
     }
 
     /// Takes commands and runs the transfers until told to shut down;
@@ -50,7 +50,7 @@ final class TransferLoop {
         }
         for run in runs { detach(run) }
         runs.removeAll()
-        if let multi { curl_multi_cleanup(multi) }
+        if let multi { notifyd_curl_multi_cleanup(multi) }
     }
 
     /// Sleeps until there may be something to do: a command, a socket, libcurl's timer, a progress report due.
@@ -62,7 +62,7 @@ final class TransferLoop {
             var extra = curl_waitfd(fd: mailbox.wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
             let code =
                 mailbox.wakeDescriptor >= 0
-                ? curl_multi_poll(multi, &extra, 1, timeout, nil) : curl_multi_poll(multi, nil, 0, timeout, nil)
+                ? notifyd_curl_multi_poll(multi, &extra, 1, timeout, nil) : notifyd_curl_multi_poll(multi, nil, 0, timeout, nil)
             guard (try? TransferCall.check(code, "waiting")) == nil else { return }
         }
         // No multi handle, or it failed: wait on the mailbox alone, bounded.
@@ -90,7 +90,7 @@ final class TransferLoop {
     private func start(_ attempt: TransferAttempt) {
         if let running = runs.first(where: { $0.attempt.id == attempt.id }) { end(running, .stopped) }
         guard let multi else {
-            return emit(.ended(id: attempt.id, .retry(reason: "libcurl could not start: out of memory", retryAfter: nil)))
+            return emit(.ended(id: attempt.id, TransferCall.curlUnavailable))
         }
         let run: TransferRun
         do {
@@ -105,7 +105,7 @@ final class TransferLoop {
     private func add(_ run: TransferRun, to multi: UnsafeMutableRawPointer) throws(TransferFault) {
         guard let request = run.request else { throw .retry("the transfer lost its request") }
         do {
-            try TransferCall.check(curl_multi_add_handle(multi, request.handle), "starting the transfer")
+            try TransferCall.check(notifyd_curl_multi_add_handle(multi, request.handle), "starting the transfer")
         } catch {
             run.close()
             throw error
@@ -117,13 +117,13 @@ final class TransferLoop {
         guard let multi else { return }
         var running: Int32 = 0
         do {
-            try TransferCall.check(curl_multi_perform(multi, &running), "running the transfers")
+            try TransferCall.check(notifyd_curl_multi_perform(multi, &running), "running the transfers")
         } catch {
             for run in runs { end(run, error.end) }
             return
         }
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = notifyd_curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE,
                 let run = runs.first(where: { $0.request?.handle == message.pointee.easy_handle })
             else { continue }
@@ -136,7 +136,7 @@ final class TransferLoop {
         case .ended(let attemptEnd): end(run, attemptEnd)
         case .restart:
             guard let multi else { return end(run, .retry(reason: "libcurl could not start", retryAfter: nil)) }
-            if let request = run.request { curl_multi_remove_handle(multi, request.handle) }
+            if let request = run.request { notifyd_curl_multi_remove_handle(multi, request.handle) }
             do {
                 try run.restartWithoutRange()
                 try add(run, to: multi)
@@ -161,7 +161,7 @@ final class TransferLoop {
 
     /// Takes `run` off the multi handle and frees it.
     private func detach(_ run: TransferRun) {
-        if let multi, let request = run.request { curl_multi_remove_handle(multi, request.handle) }
+        if let multi, let request = run.request { notifyd_curl_multi_remove_handle(multi, request.handle) }
         run.close()
     }
 }

@@ -24,6 +24,14 @@ extension BenchReport {
             ReportRow(
                 id: "transfer_thread_after", figure: "\(TransferBenchmark.threadName) threads after the first download",
                 value: Double(fresh.engineThreadsAfterDownload), unit: .count, target: .exactly(1)))
+        rows.append(
+            ReportRow(
+                id: "transfer_libcurl_fresh", figure: "libcurl mapped before any transfer (1 yes, 0 no)",
+                value: fresh.libcurlBefore ? 1 : 0, unit: .count, target: .exactly(0)))
+        rows.append(
+            ReportRow(
+                id: "transfer_libcurl_after", figure: "libcurl mapped after the downloads (1 yes, 0 no)",
+                value: fresh.libcurlAfter ? 1 : 0, unit: .count, target: .exactly(1)))
         rows += ReportRow.resident(
             "transfer_fresh_rss", "resident memory (VmRSS), no transfer ever asked", fresh.memory,
             target: .below(Self.idleResidentTargetKilobytes))

@@ -63,6 +63,10 @@ struct TransferBenchmark {
         let threadNames: [String]
         /// Threads named ``threadName`` after the warm-up download (1: the check sees the thread).
         let engineThreadsAfterDownload: Int
+        /// Whether libcurl was mapped before any transfer (target: no, it is loaded at the first).
+        let libcurlBefore: Bool
+        /// Whether libcurl was mapped after the downloads (yes: the check sees it).
+        let libcurlAfter: Bool
     }
 
     func run() throws(BenchFailure) -> Result {
@@ -82,18 +86,25 @@ struct TransferBenchmark {
             MonotonicClock.sleep(seconds: Self.freshSettleSeconds)
             let memory = try IdleBenchmark(pid: daemon.pid).measureMemory()
             let names = Self.threadNames(of: daemon.pid)
+            let libcurlBefore = Self.mapsLibcurl(daemon.pid)
             let downloads = try DownloadComparison(
                 daemon: daemon, directory: try daemon.directory.makeSubdirectory("downloads"),
                 source: source, warmUp: warmUp, baseURL: server.httpURL
             ).run(runs: Self.runs)
             let fresh = Fresh(
                 memory: memory, engineThreads: names.filter { $0 == Self.threadName }.count, threadNames: names,
-                engineThreadsAfterDownload: downloads.engineThreadsAfterWarmUp)
+                engineThreadsAfterDownload: downloads.engineThreadsAfterWarmUp, libcurlBefore: libcurlBefore,
+                libcurlAfter: Self.mapsLibcurl(daemon.pid))
             return (fresh, downloads)
         }
         daemon.stop()
         let queued = try QueuedTransfers(programs: programs, scratch: scratch, settings: settings).run()
         return Result(settings: settings, fresh: fresh, download: download, queued: queued)
+    }
+
+    /// Whether libcurl is in the process's memory map now.
+    static func mapsLibcurl(_ pid: pid_t) -> Bool {
+        ProcReader.readFile("/proc/\(pid)/maps")?.contains("/libcurl.so") ?? false
     }
 
     /// The names (`comm`) of the process's threads now.

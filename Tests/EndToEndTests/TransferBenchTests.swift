@@ -4,15 +4,16 @@ import Testing
 
 /// The benchmark's transfer section, run small: its speed is the
 /// benchmark's to report (never a test's), but what it checks besides is
-/// a promise of notifyd's: no transfer thread until the first transfer,
+/// a promise of notifyd's: no transfer thread and no libcurl until the
+/// first transfer,
 /// downloads from a real nginx arriving whole (size and SHA-256), and
 /// downloads queued in a network namespace without a network all waiting
 /// for it without waking notifyd. This also keeps the section working.
 @Suite struct TransferBenchTests {
     /// Every row the section reports.
     static let figures = [
-        "transfer_thread_fresh", "transfer_thread_after", "transfer_fresh_rss", "transfer_download_rate",
-        "transfer_download_rate_synced", "transfer_download_cpu", "transfer_download_time", "transfer_download_sizes",
+        "transfer_thread_fresh", "transfer_thread_after", "transfer_libcurl_fresh", "transfer_libcurl_after",
+        "transfer_fresh_rss", "transfer_download_rate", "transfer_download_rate_synced", "transfer_download_rate_disk", "transfer_download_cpu", "transfer_download_time", "transfer_download_sizes",
         "transfer_download_sha256", "transfer_queued_waiting", "transfer_queued_wakeups", "transfer_queued_heap_each",
         "transfer_queued_rss_each",
     ]
@@ -32,6 +33,8 @@ import Testing
         }
         #expect(value("transfer_thread_fresh") == 0, "no transfer thread before the first transfer")
         #expect(value("transfer_thread_after") == 1, "the check sees the thread once it runs")
+        #expect(value("transfer_libcurl_fresh") == 0, "libcurl is not loaded before the first transfer")
+        #expect(value("transfer_libcurl_after") == 1, "the check sees libcurl once it is loaded")
         #expect(value("transfer_download_sizes") == 6)
         #expect(value("transfer_download_sha256") == 2)
         #expect(value("transfer_queued_waiting") == 20, "every download waits for a network")
