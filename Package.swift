@@ -208,6 +208,8 @@ let package = Package(
             dependencies: [
                 // NotifyTesting for the push section's Prosody; CStrophe for its bare client.
                 "DBus", "NotifyCore", "NotifyTestingCore", "NotifyTesting", "CStrophe",
+                // The transfer-drive section: the engine against libcurl on an event loop.
+                "NotifyTransfer", "CCurl", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),

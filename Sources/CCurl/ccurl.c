@@ -24,6 +24,8 @@ static struct {
     const char *(*multi_strerror)(CURLMcode code);
     struct curl_slist *(*slist_append)(struct curl_slist *list, const char *text);
     void (*slist_free_all)(struct curl_slist *list);
+    CURLMcode (*multi_socket_action)(CURLM *multi, curl_socket_t socket, int events, int *running);
+    CURLMcode (*multi_setopt)(CURLM *multi, CURLMoption option, ...);
 } notifyd_curl;
 
 static pthread_once_t notifyd_curl_once = PTHREAD_ONCE_INIT;
@@ -58,13 +60,14 @@ static void notifyd_curl_load(void) {
         (void **)&notifyd_curl.multi_add_handle, (void **)&notifyd_curl.multi_remove_handle,
         (void **)&notifyd_curl.multi_perform, (void **)&notifyd_curl.multi_poll, (void **)&notifyd_curl.multi_info_read,
         (void **)&notifyd_curl.multi_strerror, (void **)&notifyd_curl.slist_append,
-        (void **)&notifyd_curl.slist_free_all,
+        (void **)&notifyd_curl.slist_free_all, (void **)&notifyd_curl.multi_socket_action,
+        (void **)&notifyd_curl.multi_setopt,
     };
     const char *names[] = {
         "curl_global_init", "curl_easy_init", "curl_easy_cleanup", "curl_easy_strerror", "curl_easy_setopt",
         "curl_easy_getinfo", "curl_multi_init", "curl_multi_cleanup", "curl_multi_add_handle",
         "curl_multi_remove_handle", "curl_multi_perform", "curl_multi_poll", "curl_multi_info_read",
-        "curl_multi_strerror", "curl_slist_append", "curl_slist_free_all",
+        "curl_multi_strerror", "curl_slist_append", "curl_slist_free_all", "curl_multi_socket_action", "curl_multi_setopt",
     };
     for (size_t index = 0; index < sizeof names / sizeof names[0]; index++) {
         if (!notifyd_curl_find(library, names[index], slots[index])) {
@@ -131,6 +134,22 @@ struct curl_slist *notifyd_curl_slist_append(struct curl_slist *list, const char
 
 void notifyd_curl_slist_free_all(struct curl_slist *list) {
     if (list) notifyd_curl.slist_free_all(list);
+}
+
+CURLMcode notifyd_curl_multi_socket_action(CURLM *multi, curl_socket_t socket, int events, int *running) {
+    return notifyd_curl.multi_socket_action(multi, socket, events, running);
+}
+
+CURLMcode notifyd_curl_multi_setopt_socket_function(CURLM *multi, curl_socket_callback function) {
+    return notifyd_curl.multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, function);
+}
+
+CURLMcode notifyd_curl_multi_setopt_timer_function(CURLM *multi, curl_multi_timer_callback function) {
+    return notifyd_curl.multi_setopt(multi, CURLMOPT_TIMERFUNCTION, function);
+}
+
+CURLMcode notifyd_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) {
+    return notifyd_curl.multi_setopt(multi, option, value);
 }
 
 // The variadic setopt and getinfo, one function per type of argument.

@@ -69,6 +69,8 @@ extension BenchCommand {
         case push
         /// Background transfers: no engine thread before the first, a download against curl, downloads waiting for a network.
         case transfer
+        /// libcurl on the engine's thread against libcurl on an event loop: throughput, CPU, bus stalls, idle wake-ups.
+        case transferDrive = "transfer-drive"
         /// Memory per item of each kind and at the documented limits, then cleared (long: only with `--only limits`).
         case limits
 

@@ -24,7 +24,9 @@ struct BenchCommand: ParsableCommand {
             at once (target: none lost, each app's in order); background transfers on notifyds of their own: no \
             transfer thread before the first transfer (target: none), a 1 GiB download from nginx on loopback against \
             `curl -o` (target: throughput at least 0.90x, CPU per GiB at most 1.20x), and 1000 downloads waiting for a \
-            network in a namespace without one (target: no wake-up, under 4 KB of heap each); GetBadge and Ping of a reader on a notifyd of its own whose every fsync takes 20 ms \
+            network in a namespace without one (target: no wake-up, under 4 KB of heap each); libcurl on the \
+            engine's thread against libcurl on an event loop, in the bench's process (throughput, CPU, the longest \
+            stall of the bus loop, idle wake-ups); GetBadge and Ping of a reader on a notifyd of its own whose every fsync takes 20 ms \
             more (libSlowDisk.so preloaded), while another client calls IncrementBadge in a loop, against the \
             same with notifyd idle (target: p50 at most 3x), and the writer's badge against its increments \
             answered; last, a burst of worker events: the rate notifyd stores them durably against a bare \

@@ -60,7 +60,7 @@ struct BenchRun {
             report.settings += [("list sessions", Double(listSessions)), ("list calls", Double(listCalls))]
         }
         if sections.contains(.push) { report.settings.append(("pushes", Double(pushes))) }
-        if sections.contains(.transfer) {
+        if sections.contains(.transfer) || sections.contains(.transferDrive) {
             report.settings += [
                 ("transfer MiB", Double(transfer.mebibytes)), ("transfer idle seconds", transfer.idleSeconds),
                 ("transfer queued", Double(transfer.queued)),
@@ -171,6 +171,11 @@ struct BenchRun {
         if sections.contains(.transfer) {
             Progress.say("transfers: \(transfer.mebibytes) MiB from nginx by notifyd and by curl, then \(transfer.queued) waiting for a network")
             report.addTransfer(try TransferBenchmark(programs: programs, scratch: scratch, settings: transfer).run())
+        }
+        if sections.contains(.transferDrive) {
+            Progress.say("transfer-drive: \(transfer.mebibytes) MiB by libcurl on a thread of its own and on an event loop")
+            let settings = EngineDriveBenchmark.Settings(mebibytes: transfer.mebibytes, idleSeconds: transfer.idleSeconds)
+            report.addEngineDrive(try EngineDriveBenchmark(scratch: scratch, settings: settings).run())
         }
         if sections.contains(.slowDisk) {
             let slowDisk = SlowDiskBenchmark(programs: programs, scratch: scratch, calls: slowDiskCalls, warmUpCalls: warmUpCalls)

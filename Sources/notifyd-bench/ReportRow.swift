@@ -130,4 +130,11 @@ extension ReportRow {
     static func anonymousText(_ memory: ProcessMemory) -> String {
         memory.anonymousKilobytes.map { String($0) } ?? "?"
     }
+
+    /// The median of `values` (the mean of the middle two for an even count); nil for none.
+    static func median(_ values: [Double]) -> Double? {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return nil }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
 }

@@ -44,21 +44,16 @@ extension BenchReport {
     private mutating func addDownloads(_ downloads: TransferBenchmark.Downloads, mebibytes: Int) {
         let size = mebibytes % 1024 == 0 ? "\(mebibytes / 1024) GiB" : "\(mebibytes) MiB"
         let mib = Double(downloads.bytes) / 1_048_576
-        func median(_ values: [Double]) -> Double? {
-            let sorted = values.sorted()
-            guard !sorted.isEmpty else { return nil }
-            return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
         func rate(_ runs: [TransferBenchmark.DownloadRun]) -> Double? {
-            median(runs.map { mib / (Double(max(1, $0.nanoseconds)) / 1e9) })
+            ReportRow.median(runs.map { mib / (Double(max(1, $0.nanoseconds)) / 1e9) })
         }
         func rateSynced(_ runs: [TransferBenchmark.DownloadRun]) -> Double? {
-            median(runs.map { mib / (Double(max(1, $0.nanoseconds + $0.syncNanoseconds)) / 1e9) })
+            ReportRow.median(runs.map { mib / (Double(max(1, $0.nanoseconds + $0.syncNanoseconds)) / 1e9) })
         }
         func cpuPerGiB(_ runs: [TransferBenchmark.DownloadRun]) -> Double? {
-            median(runs.map { Double($0.cpuNanoseconds) / 1e6 * 1024 / mib })
+            ReportRow.median(runs.map { Double($0.cpuNanoseconds) / 1e6 * 1024 / mib })
         }
-        func wall(_ runs: [TransferBenchmark.DownloadRun]) -> Double? { median(runs.map { Double($0.nanoseconds) / 1e6 }) }
+        func wall(_ runs: [TransferBenchmark.DownloadRun]) -> Double? { ReportRow.median(runs.map { Double($0.nanoseconds) / 1e6 }) }
         let count = downloads.notifyd.count
         rows.append(
             ReportRow(

@@ -44,4 +44,24 @@ import Testing
         }
         #expect((value("transfer_fresh_rss") ?? 0) > 0)
     }
+
+    /// The transfer-drive section, run small: both ways of driving libcurl
+    /// download whole files, and the engine's thread stays asleep while idle
+    /// with a kept-alive connection.
+    @Test func theDriveSectionComparesTheEngineWithAnEventLoop() throws {
+        let bench = Executables.directory.appendingPathComponent("notifyd-bench").path
+        let run = try runProcess(
+            bench, ["--only", "transfer-drive", "--transfer-mib", "4", "--transfer-idle-seconds", "2", "--json"])
+        #expect(run.status == 0, Comment(rawValue: run.stderr))
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let figures = report["figures"] as? [[String: Any]] ?? []
+        func row(_ id: String) -> [String: Any]? { figures.first { $0["id"] as? String == id } }
+        #expect(row("drive_sizes")?["value"] as? Double == 6, "every download arrived whole")
+        #expect(row("drive_idle_thread")?["value"] as? Double == 0, "the engine's thread sleeps while idle")
+        for id in ["drive_rate", "drive_cpu", "drive_stall"] {
+            #expect((row(id)?["value"] as? Double ?? 0) > 0, "\(id) has the engine's figure")
+            #expect((row(id)?["baseline_value"] as? Double ?? 0) > 0, "\(id) has the event loop's figure")
+        }
+        #expect(row("drive_idle_loop")?["value"] as? Double != nil)
+    }
 }

@@ -44,6 +44,13 @@ CURLMcode notifyd_curl_multi_poll(
     CURLM *_Nonnull multi, struct curl_waitfd *_Nullable extra, unsigned int count, int timeout_ms, int *_Nullable ready);
 CURLMsg *_Nullable notifyd_curl_multi_info_read(CURLM *_Nonnull multi, int *_Nonnull queued);
 const char *_Nonnull notifyd_curl_multi_strerror(CURLMcode code);
+// The socket interface (notifyd-bench's transfer-drive section: libcurl
+// driven from an EventLoop's epoll and timers, the alternative to the
+// engine's thread).
+CURLMcode notifyd_curl_multi_socket_action(CURLM *_Nonnull multi, curl_socket_t socket, int events, int *_Nonnull running);
+CURLMcode notifyd_curl_multi_setopt_socket_function(CURLM *_Nonnull multi, curl_socket_callback _Nullable function);
+CURLMcode notifyd_curl_multi_setopt_timer_function(CURLM *_Nonnull multi, curl_multi_timer_callback _Nullable function);
+CURLMcode notifyd_curl_multi_setopt_pointer(CURLM *_Nonnull multi, CURLMoption option, void *_Nullable value);
 struct curl_slist *_Nullable notifyd_curl_slist_append(struct curl_slist *_Nullable list, const char *_Nonnull text);
 void notifyd_curl_slist_free_all(struct curl_slist *_Nullable list);
 CURLcode notifyd_curl_easy_setopt_long(CURL *_Nonnull handle, CURLoption option, long value);

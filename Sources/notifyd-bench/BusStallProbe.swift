@@ -1,0 +1,49 @@
+import DBus
+import Glibc
+import NotifyTestingCore
+import Synchronization
+
+/// How long a loop keeps work waiting: every 5 ms a probe thread posts a
+/// no-op to the loop and the longest delay before it ran is kept. On a bus
+/// thread that delay is what a D-Bus call waits before notifyd reads it.
+final class BusStallProbe: Sendable {
+    private let probe: EventLoopThread
+    private let state = State()
+
+    /// What the probe's thread and the target's share.
+    private final class State: Sendable {
+        let longest = Mutex<UInt64>(0)
+        let running = Atomic<Bool>(true)
+    }
+
+    /// Starts probing `target`.
+    init(_ target: EventLoop) throws(BenchFailure) {
+        do {
+            probe = try EventLoopThread(name: "bench-probe")
+        } catch {
+            throw BenchFailure("cannot start the probe thread: \(error)")
+        }
+        let state = self.state
+        nonisolated(unsafe) let loop = probe.loop
+        probe.loop.execute {
+            func tick() {
+                guard state.running.load(ordering: .relaxed) else { return }
+                let sent = MonotonicClock.nanoseconds()
+                target.execute {
+                    let delay = MonotonicClock.nanoseconds() - sent
+                    state.longest.withLock { $0 = max($0, delay) }
+                }
+                _ = loop.scheduleTimer(afterNanoseconds: 5_000_000) { tick() }
+            }
+            tick()
+        }
+    }
+
+    /// Stops probing and returns the longest delay seen, in nanoseconds.
+    func finish() -> UInt64 {
+        state.running.store(false, ordering: .relaxed)
+        probe.stop()
+        MonotonicClock.sleep(seconds: 0.05)
+        return state.longest.withLock { $0 }
+    }
+}
