@@ -143,12 +143,15 @@ extension PlasmaTests {
             popup = try run.plasma.notificationPopups().first
             return popup != nil
         }
-        let window = try #require(popup)
+        var window = try #require(popup)
         // The popup first, while it shows (its time runs out); the badge stays.
         let drawn = run.bus.directory.appendingPathComponent("plasma-popup.png")
-        let region = (x: window.x, y: window.y, width: window.width, height: window.height)
         try waitUntil("the popup is drawn whole", seconds: 10) {
-            try run.plasma.capture(window, to: drawn)
+            // Under load a capture can meet the window mid-change (import:
+            // "Resource temporarily unavailable"): found again and retried.
+            window = try run.plasma.notificationPopups().first ?? window
+            guard (try? run.plasma.capture(window, to: drawn)) != nil else { return false }
+            let region = (x: window.x, y: window.y, width: window.width, height: window.height)
             // Its own pixels, not the wallpaper behind it: most of them differ.
             return try PlankSession.differingPixels(try run.crop(before, region), drawn) > window.width * window.height / 2
         }
