@@ -86,4 +86,55 @@ import Testing
         #expect(try test.ended(fixture, patient)["state"] == .string("completed"), "on a network that is not metered it starts")
         #expect(try [UInt8](Data(contentsOf: held)) == original)
     }
+
+    /// GIO's network monitor is one per process, delivering its signals on
+    /// the thread that first asked for it. The push connection asks first
+    /// here (an ntfy server set), then stops following the network (the
+    /// server removed): transfers must still hear that the network is no
+    /// longer metered. (Each watch once had a thread of its own, and this
+    /// download waited for ever.)
+    @Test func transfersStillHearTheNetworkAfterThePushConnectionStopsFollowingIt() throws {
+        let system = try TestBus()
+        let script = system.directory.appendingPathComponent("networkmanager.py")
+        try Self.fakeNetworkManager.write(to: script, atomically: true, encoding: .utf8)
+        let output = system.directory.appendingPathComponent("networkmanager.out").path
+        let networkManager = try SpawnedProcess(
+            "/usr/bin/python3", [script.path], environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address],
+            standardOutput: .file(output), standardError: .standardOutput)
+        defer { _ = networkManager.kill(SIGKILL) }
+        try waitUntil("the stand-in NetworkManager is on the bus") {
+            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("ready")
+        }
+        let ntfy = try NtfyDoubleServer()
+        let server = try NginxServer()
+        let original = TransferEndToEndTests.randomBytes(50_000)
+        let url = try server.serve(original, at: "later.bin")
+        let fixture = try Fixture(extraEnvironment: [
+            "DBUS_SYSTEM_BUS_ADDRESS": system.address, "GIO_USE_NETWORK_MONITOR": "networkmanager",
+        ])
+        let push = "org.notifyd.Notifyd1.Push"
+        try fixture.call(push, "SetServer", [.string("ntfy"), .string(ntfy.baseURL), .vardict([:])])
+        // Set up, and following the network first (with no app registered
+        // it has no topic to follow: "disconnected", in words).
+        try waitUntil("the push connection is set up") {
+            let state = try fixture.call(push, "GetStatus").first?.vardictEntries?["state"]
+            return state != nil && state != .string("not-configured") && state != .string("connecting")
+        }
+        let test = TransferEndToEndTests()
+        let target = fixture.bus.directory.appendingPathComponent("later.bin")
+        let patient = try test.download(fixture, url, to: target.path, session: "later")
+        try waitUntil("the download waits for a network that is not metered") {
+            try test.details(fixture, patient)["reason"] == .string("waiting for a network that is not metered")
+        }
+        try fixture.call(push, "SetServer", [.string("none"), .string(""), .vardict([:])])
+        let unmetered = try runProcess(
+            "/usr/bin/gdbus",
+            ["call", "--system", "--dest", "org.freedesktop.NetworkManager",
+             "--object-path", "/org/freedesktop/NetworkManager",
+             "--method", "org.example.FakeNetworkManager.SetMetered", "uint32 2"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
+        #expect(unmetered.status == 0, "\(unmetered.stderr)")
+        #expect(try test.ended(fixture, patient)["state"] == .string("completed"), "the change reached the transfers")
+        #expect(try [UInt8](Data(contentsOf: target)) == original)
+    }
 }

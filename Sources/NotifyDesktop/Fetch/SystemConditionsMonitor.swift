@@ -1,4 +1,5 @@
 import CLibnotify
+import Synchronization
 public import Logging
 
 /// What the system says about the network and power, for scheduled fetches.
@@ -27,13 +28,25 @@ public struct SystemConditions: Sendable, Hashable {
 /// UPower) on a GLib thread of its own. No polling: changes arrive as GObject signals, and
 /// each reading that differs from the last is handed to `onChange` (on
 /// that thread; hop to your own loop from there), the first one at start.
+///
+/// Every monitor of the process shares one thread, started with the first
+/// and kept to the end. GIO's network and power-profile monitors are
+/// process-wide singletons that deliver their signals in the main context
+/// of the thread that first asked for them: on a thread of each
+/// monitor's own, the push connection's watch (which stops when the push
+/// server is removed) could take the singletons' context away from the
+/// fetches' and transfers' watch for good.
 public final class SystemConditionsMonitor: @unchecked Sendable {
     private let thread: GLibThread
     private let watch: ConditionsWatch
+    private let stopped = Mutex(false)
 
-    /// Starts the thread and the monitors.
+    /// The shared thread, started by the first monitor (nil until then).
+    private static let sharedThread = Mutex<GLibThread?>(nil)
+
+    /// Starts the monitors (and the shared thread, for the first).
     public init(logger: Logger, onChange: @escaping @Sendable (SystemConditions) -> Void) throws(DesktopError) {
-        thread = try GLibThread(name: "notifyd-conditions")
+        thread = try Self.startedThread()
         let watch = ConditionsWatch(onChange: onChange)
         self.watch = watch
         guard thread.perform({ watch.start() }) else {
@@ -44,10 +57,24 @@ public final class SystemConditionsMonitor: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Disconnects from the monitors and joins the thread. Idempotent.
+    /// Disconnects this monitor's handlers, waiting until they are (the
+    /// shared thread goes on for the others). Idempotent.
     public func stop() {
+        guard stopped.withLock({ stopped in
+            defer { stopped = true }
+            return !stopped
+        }) else { return }
         let watch = self.watch
-        thread.stop { watch.stop() }
+        _ = thread.sync { watch.stop() }
+    }
+
+    private static func startedThread() throws(DesktopError) -> GLibThread {
+        try sharedThread.withLock { shared throws(DesktopError) -> GLibThread in
+            if let shared { return shared }
+            let started = try GLibThread(name: "notifyd-conditions")
+            shared = started
+            return started
+        }
     }
 }
 
