@@ -46,16 +46,8 @@ import Testing
 
     @Test func aDownloadWaitsForANetworkThatIsNotMeteredUnlessItAllowsOne() throws {
         let system = try TestBus()
-        let script = system.directory.appendingPathComponent("networkmanager.py")
-        try Self.fakeNetworkManager.write(to: script, atomically: true, encoding: .utf8)
-        let output = system.directory.appendingPathComponent("networkmanager.out").path
-        let networkManager = try SpawnedProcess(
-            "/usr/bin/python3", [script.path], environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address],
-            standardOutput: .file(output), standardError: .standardOutput)
+        let networkManager = try Self.startNetworkManager(on: system)
         defer { _ = networkManager.kill(SIGKILL) }
-        try waitUntil("the stand-in NetworkManager is on the bus") {
-            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("ready")
-        }
         let server = try NginxServer()
         let original = TransferEndToEndTests.randomBytes(100_000)
         let url = try server.serve(original, at: "video.bin")
@@ -76,13 +68,7 @@ import Testing
         }
         #expect(try test.details(fixture, patient)["attempts"] == .uint32(0))
         #expect(!FileManager.default.fileExists(atPath: held.path))
-        let unmetered = try runProcess(
-            "/usr/bin/gdbus",
-            ["call", "--system", "--dest", "org.freedesktop.NetworkManager",
-             "--object-path", "/org/freedesktop/NetworkManager",
-             "--method", "org.example.FakeNetworkManager.SetMetered", "uint32 2"],
-            environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
-        #expect(unmetered.status == 0, "\(unmetered.stderr)")
+        try Self.setMetered(2, on: system)
         #expect(try test.ended(fixture, patient)["state"] == .string("completed"), "on a network that is not metered it starts")
         #expect(try [UInt8](Data(contentsOf: held)) == original)
     }
@@ -95,16 +81,8 @@ import Testing
     /// download waited for ever.)
     @Test func transfersStillHearTheNetworkAfterThePushConnectionStopsFollowingIt() throws {
         let system = try TestBus()
-        let script = system.directory.appendingPathComponent("networkmanager.py")
-        try Self.fakeNetworkManager.write(to: script, atomically: true, encoding: .utf8)
-        let output = system.directory.appendingPathComponent("networkmanager.out").path
-        let networkManager = try SpawnedProcess(
-            "/usr/bin/python3", [script.path], environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address],
-            standardOutput: .file(output), standardError: .standardOutput)
+        let networkManager = try Self.startNetworkManager(on: system)
         defer { _ = networkManager.kill(SIGKILL) }
-        try waitUntil("the stand-in NetworkManager is on the bus") {
-            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("ready")
-        }
         let ntfy = try NtfyDoubleServer()
         let server = try NginxServer()
         let original = TransferEndToEndTests.randomBytes(50_000)
@@ -127,14 +105,33 @@ import Testing
             try test.details(fixture, patient)["reason"] == .string("waiting for a network that is not metered")
         }
         try fixture.call(push, "SetServer", [.string("none"), .string(""), .vardict([:])])
-        let unmetered = try runProcess(
+        try Self.setMetered(2, on: system)
+        #expect(try test.ended(fixture, patient)["state"] == .string("completed"), "the change reached the transfers")
+        #expect(try [UInt8](Data(contentsOf: target)) == original)
+    }
+
+    /// Starts the stand-in NetworkManager on `system` (metered), once it owns its name.
+    static func startNetworkManager(on system: TestBus) throws -> SpawnedProcess {
+        let script = system.directory.appendingPathComponent("networkmanager.py")
+        try fakeNetworkManager.write(to: script, atomically: true, encoding: .utf8)
+        let output = system.directory.appendingPathComponent("networkmanager.out").path
+        let process = try SpawnedProcess(
+            "/usr/bin/python3", [script.path], environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address],
+            standardOutput: .file(output), standardError: .standardOutput)
+        try waitUntil("the stand-in NetworkManager is on the bus") {
+            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("ready")
+        }
+        return process
+    }
+
+    /// Has the stand-in say `Metered` is `value` (1 yes, 2 no), as a user's switch would.
+    static func setMetered(_ value: UInt32, on system: TestBus) throws {
+        let result = try runProcess(
             "/usr/bin/gdbus",
             ["call", "--system", "--dest", "org.freedesktop.NetworkManager",
              "--object-path", "/org/freedesktop/NetworkManager",
-             "--method", "org.example.FakeNetworkManager.SetMetered", "uint32 2"],
+             "--method", "org.example.FakeNetworkManager.SetMetered", "uint32 \(value)"],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
-        #expect(unmetered.status == 0, "\(unmetered.stderr)")
-        #expect(try test.ended(fixture, patient)["state"] == .string("completed"), "the change reached the transfers")
-        #expect(try [UInt8](Data(contentsOf: target)) == original)
+        guard result.status == 0 else { throw TestFailure("SetMetered(\(value)) failed: \(result.stderr)") }
     }
 }
