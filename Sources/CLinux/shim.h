@@ -33,4 +33,11 @@ static inline int clinux_sync_file_range(int fd, long long offset, long long len
     if (wait_after) flags |= 4u; // SYNC_FILE_RANGE_WAIT_AFTER
     return (int)syscall(SYS_sync_file_range, fd, offset, length, flags);
 }
+
+// renameat2(2) with RENAME_NOREPLACE (1), which glibc declares only under
+// _GNU_SOURCE: -1 with EEXIST when `to` exists; EINVAL or ENOSYS where the
+// file system or the kernel cannot.
+static inline int clinux_rename_noreplace(int from_directory, const char *from, int to_directory, const char *to) {
+    return (int)syscall(SYS_renameat2, from_directory, from, to_directory, to, 1u);
+}
 #endif

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Where a download's bytes go: the directory (checked to be reached
@@ -80,21 +81,18 @@ struct DownloadPlace {
     /// Moves `from` to `to` in the directory open at `descriptor`, without
     /// replacing anything there.
     ///
-    /// `renameat2(RENAME_NOREPLACE)`, looked up in the C library at run
-    /// time (Swift's Glibc module declares it only under `_GNU_SOURCE`);
-    /// where the call or the file system lacks it, `linkat` (which fails
+    /// `renameat2(RENAME_NOREPLACE)` (CLinux's system call: Swift's Glibc
+    /// module declares it only under `_GNU_SOURCE`); where the kernel or the
+    /// file system lacks it, `linkat` (which fails
     /// when the name is taken) and `unlinkat`, just as atomic.
     ///
     /// - Returns: false when the name `to` is taken.
     static func moveWithoutReplacing(_ from: String, to: String, in descriptor: Int32) throws(TransferFault) -> Bool {
-        if let renameat2 = renameat2Function {
-            let moved = renameat2(descriptor, from, descriptor, to, renameNoReplace)
-            if moved == 0 { return true }
-            let error = errno
-            if error == EEXIST { return false }
-            guard error == EINVAL || error == ENOSYS else {
-                throw TransferCall.fault(errno: error, "the file could not be moved into place")
-            }
+        if clinux_rename_noreplace(descriptor, from, descriptor, to) == 0 { return true }
+        let error = errno
+        if error == EEXIST { return false }
+        guard error == EINVAL || error == ENOSYS else {
+            throw TransferCall.fault(errno: error, "the file could not be moved into place")
         }
         if linkat(descriptor, from, descriptor, to, 0) != 0 {
             let error = errno
@@ -105,15 +103,4 @@ struct DownloadPlace {
         return true
     }
 
-    /// `RENAME_NOREPLACE` of `<linux/fs.h>`.
-    private static let renameNoReplace: UInt32 = 1
-
-    private typealias Renameat2 = @convention(c) (
-        Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32
-    ) -> Int32
-
-    /// glibc's `renameat2` (2.28 and later), when the process has it.
-    private static let renameat2Function: Renameat2? = dlsym(nil, "renameat2").map {
-        unsafeBitCast($0, to: Renameat2.self)
-    }
 }
