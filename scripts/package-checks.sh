@@ -417,6 +417,12 @@ fresh() {
     download_reaches_notifyd chromium /home/alice/chromium-short "Chromium, with /usr/share/chromium/extensions/x too" chromium-x.bin
     rm -rf "$short_extension_directory"
     browsers_time=$((browsers_time + SECONDS - browsers_started))
+    # A background transfer: libcurl is not linked but loaded at the first
+    # one (Sources/CCurl), from the libcurl4 that the package depends on.
+    check "notifyctl download --wait: notifyd fetches a file itself, with libcurl loaded when first needed" \
+        as_alice notifyctl download --wait "$server/notifyctl-download.bin"
+    check "the downloaded file is in ~/Downloads, whole" \
+        test "$(stat -c %s "$downloads/notifyctl-download.bin" 2>/dev/null)" = 100000
     check "a fetch interval" as_alice notifyctl fetch interval org.example.Reader 3600
     check "a fetch run and completed (the first, planned at once)" fetch_completes org.example.Reader new-data
     check "the fetch's result in the schedule" says '"last_result":"new-data"' as_alice notifyctl fetch show org.example.Reader --json
