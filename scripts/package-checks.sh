@@ -295,10 +295,14 @@ download_reaches_notifyd() {
     if [ "$browser" = chromium ]; then
         check "$what: the extension's service worker runs (DevTools)" wait_for 10 extension_worker_runs "$profile"
     fi
-    browser_stop
+    # Read while Firefox runs, waiting for it: a fresh profile's add-on
+    # database is written some seconds after the start, and once under load
+    # it was not yet written when the browser was stopped (it read []).
     if [ "$browser" = firefox-esr ]; then
-        check "$what: the profile has browser@notifyd.org, active, from the system scope" firefox_has_extension "$profile" true
+        check "$what: the profile has browser@notifyd.org, active, from the system scope" \
+            wait_for 30 firefox_has_extension "$profile" true
     fi
+    browser_stop
 }
 # BROWSER PROFILE WHAT NAME: a download in the browser, and its downloads
 # reach notifyd again after a restart of the browser on the same profile.
