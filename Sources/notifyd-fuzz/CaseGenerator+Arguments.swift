@@ -21,12 +21,13 @@ extension CaseGenerator {
         case ("enabled", .boolean): .boolean(rng.chance(0.5))
         case ("name", .string): .string(validTaskName(&rng))
         case ("result", .string): .string(rng.pick(Self.fetchResults))
-        case ("fetch_id", .uint64), ("task_id", .uint64), ("transfer_id", .uint64): .uint64(likelyID(&rng))
+        case ("fetch_id", .uint64), ("task_id", .uint64): .uint64(likelyID(&rng))
+        case ("transfer_id", .uint64): .uint64(unknownTransferID(&rng))
         // Transfers that could never reach out: a closed port on loopback,
-        // a directory that does not exist, and a start time far away.
-        case ("url", .string): .string("http://127.0.0.1:9/fuzz-\(index)")
-        case ("path", .string): .string("/nonexistent-notifyd-fuzz/\(index)")
-        case ("options", _): validTransferOptions(&rng)
+        // a directory that does not exist, and a start time in 2255.
+        case ("url", .string): .string(validTransferURL(index, &rng))
+        case ("path", .string): .string(validTransferPath(index, &rng))
+        case ("options", .dictionary(.string, .variant)): validTransferOptions(&rng)
         case ("interface_name", .string): .string(rng.pick(Contract.knownInterfaces))
         case ("property_name", .string): .string(rng.pick(Contract.daemonProperties))
         case ("value", .variant): .variant(HostileValues.any(&rng))

@@ -78,6 +78,17 @@ extension CaseGenerator {
             (Contract.properties, "Get", [.string(Contract.daemon), .string(rng.pick(Contract.daemonProperties))], returns(Contract.properties, "Get")),
             (Contract.properties, "GetAll", [.string(rng.pick([Contract.daemon, Contract.properties, Contract.peer, Contract.introspectable]))], returns(Contract.properties, "GetAll")),
         ]
+        // The legitimate transfers: read, and the no-ops of suspending the
+        // suspended one and resuming the waiting one (in the same number
+        // of choices without them, so the cases stay those of the seed).
+        let transfers: [(String, DBusValue)] = [
+            ("GetTransfer", .uint64(legitTransfers?.waiting ?? 0)), ("GetTransfer", .uint64(legitTransfers?.suspended ?? 0)),
+            ("ResumeTransfer", .uint64(legitTransfers?.waiting ?? 0)), ("SuspendTransfer", .uint64(legitTransfers?.suspended ?? 0)),
+        ]
+        for (member, id) in transfers {
+            let known = prepared && legitTransfers != nil
+            options.append((Contract.transfers, known ? member : "ListTransfers", known ? [id] : [], returns(Contract.transfers, known ? member : "ListTransfers")))
+        }
         if prepared {
             let fetchApp = DBusValue.string(Legit.fetchApp)
             options += [

@@ -21,23 +21,28 @@ extension CaseGenerator {
             index, .invalidSessionId, .string(session), at: "session_id", .error(Contract.Error.invalidSessionId), note: why, &rng)
     }
 
-    /// A fetch or task ID no fetch or task running has, for any method that
-    /// takes one.
+    /// A fetch, task or transfer ID that no fetch or task running and no
+    /// transfer has (not ended, or among the last ended), for any method
+    /// that takes one.
     func unknownID(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
         let (argument, error) = rng.pick([
             ("fetch_id", Contract.Error.unknownFetch), ("task_id", Contract.Error.unknownTask),
             ("transfer_id", Contract.Error.unknownTransfer),
         ])
-        let id = likelyID(&rng)
-        return hostileArgument(index, .unknownID, .uint64(id), at: argument, .error(error), note: "\(argument) \(id), not running", &rng)
+        let id = argument == "transfer_id" ? unknownTransferID(&rng) : likelyID(&rng)
+        return hostileArgument(index, .unknownID, .uint64(id), at: argument, .error(error), note: "\(argument) \(id), unknown", &rng)
     }
 
     /// A value outside what an argument takes: a fetch result, a task name,
     /// a transfer's URL, path or options.
     func invalidValue(_ index: UInt64, _ rng: inout SplitMix64) -> FuzzCase {
         if rng.chance(0.4) {
-            let (argument, value, why) = invalidTransferArgument(&rng)
-            return hostileArgument(index, .invalidValue, value, at: argument, .error(Contract.Error.invalidArgs), note: why, &rng)
+            let input = invalidTransferInput(index, &rng)
+            let methods = Contract.methods(taking: input.argument).filter {
+                $0.interface == Contract.transfers && (!input.uploadOnly || $0.member == "Upload")
+            }
+            return hostileArgument(
+                index, .invalidValue, input.value, at: input.argument, .error(Contract.Error.invalidArgs), note: input.why, in: methods, &rng)
         }
         if rng.chance(0.5) {
             let result = invalidFetchResult(&rng)
@@ -52,9 +57,9 @@ extension CaseGenerator {
     /// A well-formed call of a method that takes `argument`, with `value` there.
     private func hostileArgument(
         _ index: UInt64, _ family: Family, _ value: DBusValue, at argument: String, _ expected: Expectation, note: String,
-        _ rng: inout SplitMix64
+        in methods: [Contract.Method]? = nil, _ rng: inout SplitMix64
     ) -> FuzzCase {
-        guard let made = wellFormedCall(Contract.methods(taking: argument), hostile: value, at: argument, index, &rng) else {
+        guard let made = wellFormedCall(methods ?? Contract.methods(taking: argument), hostile: value, at: argument, index, &rng) else {
             return benign(index, &rng)
         }
         return call(index, family, made.method.interface, made.method.member, made.arguments, expected, note: note)

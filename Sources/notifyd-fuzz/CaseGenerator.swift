@@ -13,9 +13,15 @@ struct CaseGenerator: Sendable {
     /// Whether Peer takes part in the wrong-signature family (libdbus
     /// answers Peer calls itself, before notifyd sees them).
     var peerSignatures = true
-    /// Fetch and task IDs running when the run began (another client's):
-    /// no case names them, so none is ended by the run.
+    /// Fetch and task IDs running when the run began (another client's),
+    /// and every transfer listed then: no case names them, so none is
+    /// ended by the run.
     var busyIDs: Set<UInt64> = []
+    /// The highest transfer ID when the run began: the run's own
+    /// transfers (accepted-transfer) take the IDs above it.
+    var highestTransferID: UInt64 = 0
+    /// The legitimate transfers (``Legit/transferApp``) when prepared and found.
+    var legitTransfers: (waiting: UInt64, suspended: UInt64)?
 
     /// Indices from here on are sent by connections that leave without
     /// reading their replies.
@@ -28,7 +34,7 @@ struct CaseGenerator: Sendable {
     static let weights: [Family: Int] = [
         .wrongSignature: 14, .unknownMember: 6, .properties: 5, .invalidAppId: 12, .invalidSessionId: 8,
         .outOfRange: 5, .badEvent: 18, .unknownSession: 5, .unknownID: 5, .invalidValue: 6, .foreignSession: 2, .limitExceeded: 2,
-        .workerSignal: 12, .acceptedEvent: 4, .benign: 4, .manyArguments: 2,
+        .workerSignal: 12, .acceptedEvent: 4, .acceptedTransfer: 2, .benign: 4, .manyArguments: 2,
     ]
 
     static let needsPreparation: Set<Family> = [.foreignSession, .limitExceeded]
@@ -45,7 +51,7 @@ struct CaseGenerator: Sendable {
             return hugeMessage(index, &rng)
         }
         var candidates = drawable
-        if deserter { candidates.removeAll { $0 == .acceptedEvent } }
+        if deserter { candidates.removeAll { $0 == .acceptedEvent || $0 == .acceptedTransfer } }
         guard !candidates.isEmpty else { return benign(index, &rng) }
         let family = candidates[rng.weighted(candidates.map { Self.weights[$0] ?? 0 })]
         // A generated body the bus would refuse is drawn again from the same stream.
@@ -71,6 +77,7 @@ struct CaseGenerator: Sendable {
         case .limitExceeded: return limitExceeded(index, &rng)
         case .workerSignal: return workerSignal(index, &rng)
         case .acceptedEvent: return acceptedEvent(index, &rng)
+        case .acceptedTransfer: return acceptedTransfer(index, &rng)
         case .benign: return benign(index, &rng)
         case .manyArguments: return manyArguments(index, &rng)
         case .hugeMessage: return hugeMessage(index, &rng)

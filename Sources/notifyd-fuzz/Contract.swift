@@ -124,6 +124,10 @@ enum Contract {
     static let longestFetchInterval: UInt32 = 604_800
     /// A task name: 1 to this many bytes, no control characters.
     static let longestTaskName = 255
+    /// A transfer's URL, path, string option or header (name and value):
+    /// at most this many bytes; at most ``mostTransferHeaders`` headers.
+    static let longestTransferText = 4096
+    static let mostTransferHeaders = 64
 
     /// Error names.
     enum Error {

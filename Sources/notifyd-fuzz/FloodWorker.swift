@@ -101,17 +101,52 @@ final class FloodWorker {
                     let verdict = ReplyCheck.judge(testCase, result)
                     if verdict.answered { tally.replied(testCase, storedHandler: verdict.storedHandler) }
                     if !verdict.matches { tally.mismatch(testCase, got: verdict.got) }
-                    if exhausted {
-                        if inFlight == 0 { finish() }
-                    } else {
-                        fill()
+                    if verdict.matches, !testCase.followUps.isEmpty, case .success(let reply) = result,
+                        case .uint64(let id)? = (try? reply.arguments())?.first
+                    {
+                        followUp(testCase, transfer: id, testCase.followUps[...])
                     }
+                    answered()
                 }
                 // Counted once queued: a call that could not be queued gets no answer to wait for.
                 inFlight += 1
             }
         } catch {
             tally.sendFailed("#\(testCase.index): cannot send: \(error)")
+        }
+    }
+
+    /// After an answer: more cases, or the end once none is left in flight.
+    private func answered() {
+        if exhausted {
+            if inFlight == 0 { finish() }
+        } else {
+            fill()
+        }
+    }
+
+    /// Calls the first of `members` (of Transfers) with the transfer the
+    /// case made, then the rest in turn; each is a call of the case's family.
+    private func followUp(_ made: FuzzCase, transfer id: UInt64, _ members: ArraySlice<String>) {
+        guard let member = members.first, let connection else { return }
+        let testCase = FuzzCase(
+            index: made.index, family: made.family, kind: .call, path: Contract.path, interface: Contract.transfers, member: member,
+            arguments: [.uint64(id)], expectation: .success(signature: Contract.method(Contract.transfers, member)?.outputSignature ?? "?"),
+            note: "transfer \(id) of #\(made.index)")
+        do {
+            try connection.callAsync(testCase.message(notifydUniqueName: nil), timeoutMilliseconds: settings.replyTimeoutMilliseconds) {
+                [self] result in
+                inFlight -= 1
+                let verdict = ReplyCheck.judge(testCase, result)
+                if verdict.answered { tally.replied(testCase) }
+                if !verdict.matches { tally.mismatch(testCase, got: verdict.got) }
+                if verdict.matches { followUp(made, transfer: id, members.dropFirst()) }
+                answered()
+            }
+            tally.sent(testCase)
+            inFlight += 1
+        } catch {
+            tally.sendFailed("#\(made.index): cannot send \(member): \(error)")
         }
     }
 

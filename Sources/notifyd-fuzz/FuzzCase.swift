@@ -16,6 +16,7 @@ enum Family: String, CaseIterable, Sendable {
     case limitExceeded = "limit-exceeded"
     case workerSignal = "worker-signal"
     case acceptedEvent = "accepted-event"
+    case acceptedTransfer = "accepted-transfer"
     case benign
     case manyArguments = "many-arguments"
     case hugeMessage = "huge-message"
@@ -59,6 +60,9 @@ struct FuzzCase: Sendable {
     var storesHandler = false
     /// For signals: also address the signal to notifyd (a unicast signal).
     var unicast = false
+    /// For a call answered with a transfer ID: these methods of Transfers
+    /// are then called with it, in order, each expecting its declared reply.
+    var followUps: [String] = []
     /// A short human note on what is hostile about it.
     let note: String
 
@@ -80,7 +84,8 @@ struct FuzzCase: Sendable {
         let target = "\(interface ?? "<no interface>").\(member)"
         let args = arguments.map(Describe.value).joined(separator: ", ")
         let how = kind == .signal ? "signal\(unicast ? " (unicast)" : "")" : "call"
-        return "#\(index) [\(family.rawValue)] \(how) \(path) \(target)(\(args)) -> \(expectation) ; \(note)"
+        let then = followUps.isEmpty ? "" : ", then " + followUps.joined(separator: ", ")
+        return "#\(index) [\(family.rawValue)] \(how) \(path) \(target)(\(args)) -> \(expectation)\(then) ; \(note)"
     }
 }
 

@@ -17,7 +17,9 @@ struct FuzzCommand: ParsableCommand {
             10000 pending handlers) and takes a snapshot of what notifyd shows; afterwards notifyd must be \
             the same process on the same connection and show the same state. Valid events with hostile \
             unknown keys go to org.notifyd.Fuzz.Accepted (one more app per 200000 cases) and are \
-            accounted for exactly.
+            accounted for exactly. Valid transfers (a start time in 2255, a closed port on loopback, a \
+            directory that does not exist: none ever starts) go to org.notifyd.Fuzz.AcceptedTransfer and \
+            are cancelled once answered.
 
             The members come from notifyd's own interface declarations (and the worker signal's and \
             the standard interfaces'), so every interface is fuzzed: the summary counts, for each member, \

@@ -31,7 +31,11 @@ struct FuzzRun {
         let resourcesBefore = before.resources
         var configured = CaseGenerator(seed: options.seed, families: options.families, prepared: options.prepare)
         configured.peerSignatures = options.peerSignatures
-        configured.busyIDs = try Preparation.runningIDs(connection)
+        let transfers = try Preparation.transfers(connection)
+        configured.busyIDs = try Preparation.runningIDs(connection).union(transfers.map(\.id))
+        configured.highestTransferID = transfers.map(\.id).max() ?? 0
+        let legit = try Preparation.legitTransfers(connection)
+        if let waiting = legit.waiting, let suspended = legit.suspended { configured.legitTransfers = (waiting, suspended) }
         let generator = configured
         let tally = Tally()
 
@@ -79,6 +83,11 @@ struct FuzzRun {
         var accounting = tally.acceptedHandlers
         do {
             accounting = try settleAccepted(connection, tally: tally, failures: &failures)
+            let leftTransfers = try Preparation.settleTransfers(connection)
+            // A follow-up that went wrong (counted already) leaves its transfer; otherwise none may be left.
+            if leftTransfers > 0, tally.mismatchCount == 0, tally.sendFailures.count == 0 {
+                failures.append("\(leftTransfers) accepted transfers were not ended, though every CancelTransfer was answered")
+            }
             let difference = snapshotBefore.difference(to: try StateSnapshot.take(connection))
             if !difference.isEmpty { failures.append("notifyd's state changed:\n    " + difference.joined(separator: "\n    ")) }
         } catch {

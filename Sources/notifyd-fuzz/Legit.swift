@@ -43,6 +43,31 @@ enum Legit {
     /// Valid app IDs used with refused requests: nothing may ever be stored for them.
     static let rejectedPrefix = "org.notifyd.Fuzz.Rejected"
 
+    /// Two transfers that never start (a start time in the year 2255, a
+    /// closed port on loopback, a directory that does not exist): one
+    /// waiting, one suspended, so that resuming the first and suspending
+    /// the second again change nothing.
+    static let transferApp = "org.notifyd.Fuzz.Transfer"
+    static let transferSession = "fuzz-legit-transfer"
+    static let waitingTransferTitle = "legit waiting transfer"
+    static let suspendedTransferTitle = "legit suspended transfer"
+    /// `not-before` of every transfer the fuzzer makes: Unix µs in 2255.
+    static let farFuture: Int64 = 9_000_000_000_000_000
+    /// Where the fuzzer's transfers would write: a directory that does not exist.
+    static let transferDirectory = "/nonexistent-notifyd-fuzz"
+    /// The transfers of the accepted-transfer family, cancelled once
+    /// answered (and any left at the end of the run), one app and session
+    /// per ``acceptedBucketSize`` indices as the accepted events; under
+    /// ``acceptedPrefix`` so the snapshots leave them out.
+    static let acceptedTransferPrefix = acceptedPrefix + "Transfer"
+    static let acceptedTransferSessionPrefix = acceptedSessionPrefix + "-transfer"
+
+    /// The accepted-transfer app and session of case `index`.
+    static func acceptedTransfer(_ index: UInt64) -> (app: String, session: String) {
+        let bucket = index / acceptedBucketSize
+        return (acceptedTransferPrefix + "\(bucket)", acceptedTransferSessionPrefix + "\(bucket)")
+    }
+
     static let badges: [(String, UInt32)] = [
         (appA, badgeA), (appB, badgeB), (maxApp, Contract.maximumBadge), (nearApp, nearBadge),
     ]

@@ -5,8 +5,9 @@ import DBus
 /// maximum, one near it), a pending handler with a long deadline, a
 /// finished session, a session in progress, an app at its limit of
 /// 10,000 pending handlers, an app with a fetch interval, its switch off
-/// and one fetch in its history, and a task begun and ended (so fetch and
-/// task IDs have been used). Everything is quiet (no popup, no badge).
+/// and one fetch in its history, a task begun and ended (so fetch and
+/// task IDs have been used), and two transfers that never start, one
+/// suspended. Everything is quiet (no popup, no badge).
 enum Preparation {
     static func run(_ connection: DBusConnection, address: String) throws {
         func call(_ interface: String, _ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
@@ -48,6 +49,7 @@ enum Preparation {
             throw FuzzFailure("\(Legit.fullApp) has \(after[Legit.fullSession] ?? 0) pending handlers, not \(Contract.pendingPerApp)")
         }
         try prepareFetchAndTask(call)
+        try prepareTransfers(connection)
     }
 
     /// The fetch app (interval, switch off, one fetch completed) and a task
@@ -96,8 +98,10 @@ enum Preparation {
     }
 
     /// Cancels what an interrupted run left pending in the accepted
-    /// sessions, so that the final count is exact.
+    /// sessions, so that the final count is exact, and the transfers it
+    /// left.
     static func settleLeftovers(_ connection: DBusConnection) throws {
+        try settleTransfers(connection)
         for (session, pending) in try pendingBySession(connection) where session.hasPrefix(Legit.acceptedSessionPrefix) && pending > 0 {
             _ = try connection.call(
                 destination: Contract.busName, path: Contract.path, interface: Contract.sessions, member: "CancelSession", [.string(session)])

@@ -4,9 +4,11 @@ import Glibc
 /// notifyd's observable state, as sorted text lines: every badge, every
 /// app with its state and badge, every session with its pending handlers
 /// and details, every fetch schedule (what calls set: not the plan, which
-/// moves with the clock), every running task, and the number of pending
-/// handlers. The accepted apps' rows are left out (the run stores there on
-/// purpose and accounts for it).
+/// moves with the clock), every running task, every transfer not ended
+/// (what calls set; the ended ones are the last 100, which the run's own
+/// cancelled transfers push out), and the number of pending handlers. The
+/// accepted apps' rows are left out (the run stores there on purpose and
+/// accounts for it).
 struct StateSnapshot: Equatable {
     var lines: [String]
 
@@ -44,10 +46,19 @@ struct StateSnapshot: Equatable {
         if case .array(_, let rows)? = try call(Contract.tasks, "ListBackgroundTasks") {
             for case .structure(let fields) in rows { lines.append("task " + fields.prefix(3).map(canonical).joined(separator: " ")) }
         }
+        for row in try Preparation.transfers(connection) where !row.hasEnded && !excluded(row.app) {
+            let set = row.details.filter { Self.transferKeys.contains($0.key) }
+            lines.append("transfer \(row.id) \(canonical(.string(row.app))) \(canonical(.string(row.session))) \(canonical(.vardict(set)))"
+                + (row.state == "suspended" ? " suspended" : ""))
+        }
         let pending = try call(Contract.properties, "Get", [.string(Contract.daemon), .string("PendingHandlers")])
         lines.append("pending-handlers \(pending.map(Describe.value) ?? "?")")
         return StateSnapshot(lines: lines.sorted())
     }
+
+    /// What calls set in a transfer (its state moves with the network and
+    /// the clock; only whether it is suspended is a call's).
+    static let transferKeys: Set<String> = ["direction", "url", "path", "title", "created", "not-before"]
 
     /// What calls set in a fetch schedule (GetFetchSchedule's keys).
     static let scheduleKeys = ["interval", "requested-interval", "enabled", "last-run", "last-result", "runs", "running"]

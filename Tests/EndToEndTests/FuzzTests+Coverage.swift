@@ -36,8 +36,17 @@ extension FuzzTests {
             $0.key.hasSuffix(" method") && ($0.key.hasPrefix("org.notifyd.Notifyd1.Fetch ") || $0.key.hasPrefix("org.notifyd.Notifyd1.Tasks "))
         }
         #expect(fetchAndTasks.count == 11)
-        // Transfers: 7 methods, each reached well-formed above.
-        #expect(published.filter { $0.key.hasPrefix("org.notifyd.Notifyd1.Transfers ") && $0.key.hasSuffix(" method") }.count == 7)
+        // Transfers, as Fetch and Tasks: all 7 methods reached well-formed
+        // (Download and Upload with every argument valid but the hostile one).
+        let transfers = reached.filter { $0.key.hasPrefix("org.notifyd.Notifyd1.Transfers ") && $0.key.hasSuffix(" method") }
+        #expect(transfers.filter { $0.value.wellFormed > 0 }.count == 7, "Transfers methods reached well-formed: \(transfers)")
+        for member in ["Download", "Upload"] {
+            #expect((reached["org.notifyd.Notifyd1.Transfers \(member) method"]?.wellFormed ?? 0) > 100)
+        }
+        // Queued for real (answered a transfer ID), not only refused.
+        let list = try runProcess(fuzzer, ["--list", "--calls", "\(Self.coverageCases)", "--seed", Self.seed])
+        let queued = list.stdout.split(separator: "\n").filter { $0.contains("[accepted-transfer]") && $0.contains("-> return 't', then ") }
+        #expect(queued.count > 100, "Downloads and Uploads expected to be queued: \(queued.count)")
     }
 
     /// Every member of `dbus/*.xml` as `interface name kind`, and whether

@@ -27,6 +27,7 @@ import Testing
     static let calls = underSanitizer ? 40_000 : 100_000
     static let replyTimeoutSeconds = 120
     static let seconds = underSanitizer ? 600 : 300
+    static let transfers = "org.notifyd.Notifyd1.Transfers"
 
     var fuzzer: String { Executables.directory.appendingPathComponent("notifyd-fuzz").path }
 
@@ -35,6 +36,11 @@ import Testing
         // State of the test's own, besides the fuzzer's (org.notifyd.Fuzz.*).
         try fixture.badges("SetBadge", [.string("org.example.Fuzzed.Mail"), .uint32(7)])
         try fixture.event("test-pending", app: "org.example.Fuzzed.Mail", ["timeout": .uint32(86400), "notify": .boolean(false)])
+        // A transfer that never starts (a start time in 2255, a closed port on loopback).
+        _ = try fixture.call(Self.transfers, "Download", [
+            .string("org.example.Fuzzed.Mail"), .string("test-transfer"), .string("http://127.0.0.1:9/test"),
+            .string("/nonexistent-fuzz-test/file"), .vardict(["not-before": .int64(9_000_000_000_000_000), "notify": .boolean(false)]),
+        ])
         let prepared = try runProcess(fuzzer, ["--address", fixture.bus.address, "--prepare-only"])
         #expect(prepared.status == 0, Comment(rawValue: prepared.stderr))
         let before = try snapshot(fixture)
@@ -57,6 +63,9 @@ import Testing
         #expect(summary["abandoned"] as? Int ?? 0 > 1_000)
         let families = summary["families"] as? [String: Any] ?? [:]
         #expect(families.count >= 14, Comment(rawValue: "families run: \(families.keys.sorted())"))
+        // Transfers queued, then suspended, resumed, read and cancelled: all answered as SPEC says.
+        let transfers = families["accepted-transfer"] as? [String: Any] ?? [:]
+        #expect(transfers["replies"] as? Int ?? 0 > 1_000, Comment(rawValue: "accepted-transfer: \(transfers)"))
 
         // The same process, on the same connection, with the same state.
         #expect(fixture.daemon.pid == pid)
@@ -95,7 +104,7 @@ import Testing
     }
 
     /// What notifyd shows, as sorted lines: badges, apps, sessions with
-    /// their details, pending handlers. The fuzzer's accepted apps are left
+    /// their details, transfers not ended, pending handlers. The fuzzer's accepted apps are left
     /// out: it stores there on purpose and accounts for it itself.
     private func snapshot(_ fixture: Fixture) throws -> [String] {
         func accepted(_ value: DBusValue?) -> Bool {
@@ -114,8 +123,22 @@ import Testing
                 lines.append("session \(render(.structure(fields)))")
             }
         }
+        // Transfers not ended (the ended are the last 100, which the run's
+        // own cancelled transfers push out), without the reason, which
+        // says how long the wait is.
+        if case .array(_, let rows)? = try fixture.call(Self.transfers, "ListTransfers").first {
+            for case .structure(let fields) in rows where fields.count == 4 && !accepted(fields[1]) {
+                guard case .dictionary(let key, let value, let entries) = fields[3] else { continue }
+                let details = DBusValue.dictionary(key: key, value: value, entries.filter { $0.key != .string("reason") })
+                let state = entries.first { $0.key == .string("state") }?.value
+                if ![.variant(.string("completed")), .variant(.string("failed")), .variant(.string("cancelled"))].contains(state) {
+                    lines.append("transfer \(render(.structure(Array(fields.prefix(3)) + [details])))")
+                }
+            }
+        }
         lines.append("pending \(render(try fixture.property("PendingHandlers")))")
         #expect(lines.contains { $0.contains("test-pending") }, Comment(rawValue: "the test's own session is missing"))
+        #expect(lines.contains { $0.contains("test-transfer") }, Comment(rawValue: "the test's own transfer is missing"))
         return lines.sorted()
     }
 
