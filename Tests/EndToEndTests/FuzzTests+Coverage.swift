@@ -47,6 +47,14 @@ extension FuzzTests {
         let list = try runProcess(fuzzer, ["--list", "--calls", "\(Self.coverageCases)", "--seed", Self.seed])
         let queued = list.stdout.split(separator: "\n").filter { $0.contains("[accepted-transfer]") && $0.contains("-> return 't', then ") }
         #expect(queued.count > 100, "Downloads and Uploads expected to be queued: \(queued.count)")
+        // And refused for a URL, a path or an option of TransferRequest's rules, each kind drawn.
+        let refused = list.stdout.split(separator: "\n").filter {
+            $0.contains("[invalid-value]") && ($0.contains("Transfers.Download(") || $0.contains("Transfers.Upload("))
+        }
+        #expect(refused.count > 100, "Downloads and Uploads expected to be refused: \(refused.count)")
+        for why in ["; URL ", "; relative path ", "; path \"", "; control character in the path", "; an upload to a directory", "; timeout ", "; method "] {
+            #expect(refused.contains { $0.contains(why) }, "no refused transfer input '\(why)' among the cases")
+        }
     }
 
     /// Every member of `dbus/*.xml` as `interface name kind`, and whether
