@@ -86,13 +86,6 @@ CURLcode notifyd_curl_global_init(void) {
 
 const char *notifyd_curl_load_error(void) { return notifyd_curl_error[0] ? notifyd_curl_error : NULL; }
 
-int notifyd_curl_is_loaded(void) {
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_NOLOAD);
-    if (!library) return 0;
-    dlclose(library);
-    return 1;
-}
-
 // Before a successful load (which callers do first) only the functions
 // that return a handle or words are reachable; they answer as libcurl
 // would when out of resources.

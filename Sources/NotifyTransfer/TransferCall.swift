@@ -4,11 +4,11 @@ import Glibc
 
 /// Why a step of an attempt could not be carried out: the end the attempt
 /// gets, and the `errno` behind it when a system call failed.
-struct TransferFault: Error {
+public struct TransferFault: Error {
     /// ``TransferAttemptEnd/failed(reason:)`` or ``TransferAttemptEnd/retry(reason:retryAfter:)``.
-    let end: TransferAttemptEnd
+    public let end: TransferAttemptEnd
     /// The system call's `errno`, when one failed.
-    var errno: Int32? = nil
+    public internal(set) var errno: Int32? = nil
 
     /// Not worth retrying, saying `reason`.
     static func failed(_ reason: String) -> TransferFault { TransferFault(end: .failed(reason: reason)) }

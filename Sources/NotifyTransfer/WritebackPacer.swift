@@ -14,15 +14,16 @@ import Glibc
 /// download holds at most two windows of dirty pages, and a large download
 /// does not push the user's working set out of memory. The wait is the
 /// engine thread's, never the bus thread's; it slows a download only to
-/// the disk's own speed.
+/// the disk's own speed. Public for notifyd-bench, whose event-loop
+/// variant of the engine streams its file out the same way.
 ///
 /// `sync_file_range` neither writes metadata nor flushes the disk's cache,
 /// so the final `fsync` stays what makes the file durable. A write-back
 /// error is taken from the range's wait and thrown: once reported there it
 /// would not be reported again to the `fsync` on the same descriptor.
-struct WritebackPacer {
+public struct WritebackPacer {
     /// The bytes after which writeback of a window starts.
-    static let window: UInt64 = 16 << 20
+    public static let window: UInt64 = 16 << 20
 
     /// Where the window being filled starts (writeback not yet started).
     private var windowStart: UInt64
@@ -33,7 +34,7 @@ struct WritebackPacer {
 
     /// A pacer for a file whose first `offset` bytes are already there
     /// (a resumed download: they are left to the final `fsync`).
-    init(from offset: UInt64) {
+    public init(from offset: UInt64) {
         windowStart = offset
     }
 
@@ -41,7 +42,7 @@ struct WritebackPacer {
     /// writeback of a full window and waits for the one before it.
     ///
     /// - Throws: ``TransferFault`` when the disk reported a write error.
-    mutating func wrote(upTo size: UInt64, descriptor: Int32) throws(TransferFault) {
+    public mutating func wrote(upTo size: UInt64, descriptor: Int32) throws(TransferFault) {
         guard supported, size >= windowStart + Self.window else { return }
         if let writingStart {
             try settle(descriptor, from: writingStart, length: windowStart - writingStart)

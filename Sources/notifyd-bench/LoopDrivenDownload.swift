@@ -3,11 +3,12 @@ import CLinux
 import DBus
 import Glibc
 import NotifyTestingCore
+import NotifyTransfer
 
 /// libcurl driven from an ``EventLoop`` (the variant the engine did not
 /// take): `curl_multi_socket_action` on the loop's epoll and timers, the
-/// download's writes, writeback and final `fsync` on the loop's own thread,
-/// as they would be on notifyd's bus thread. Everything here runs on
+/// download's writes, writeback (the engine's `WritebackPacer`) and final
+/// `fsync` on the loop's own thread, as they would be on notifyd's bus thread. Everything here runs on
 /// `thread`'s loop; ``download(url:to:)`` waits for the end from outside.
 final class LoopDrivenDownload: @unchecked Sendable {
     // Unchecked: every field but `thread` is touched only on the loop's thread.
@@ -23,8 +24,7 @@ final class LoopDrivenDownload: @unchecked Sendable {
         let handle: UnsafeMutableRawPointer
         let descriptor: Int32
         var size: UInt64 = 0
-        var writebackStart: UInt64 = 0
-        var writingStart: UInt64?
+        var pacer = WritebackPacer(from: 0)
         var failure: String?
         let done = Semaphore()
         init(handle: UnsafeMutableRawPointer, descriptor: Int32) {
@@ -143,7 +143,7 @@ final class LoopDrivenDownload: @unchecked Sendable {
             notifyd_curl_multi_remove_handle(multi, download.handle)
             current = nil
             if code != CURLE_OK {
-                download.failure = String(cString: notifyd_curl_easy_strerror(code))
+                download.failure = download.failure ?? String(cString: notifyd_curl_easy_strerror(code))
             } else if fsync(download.descriptor) != 0 {
                 download.failure = "fsync: errno \(errno)"
             }
@@ -160,17 +160,11 @@ final class LoopDrivenDownload: @unchecked Sendable {
             written += count
         }
         download.size += UInt64(bytes.count)
-        // The engine's WritebackPacer, the same windows.
-        if download.size >= download.writebackStart + 16 << 20 {
-            if let start = download.writingStart {
-                let length = Int64(download.writebackStart - start)
-                _ = clinux_sync_file_range(download.descriptor, Int64(start), length, 1, 1)
-                _ = posix_fadvise(download.descriptor, off_t(start), off_t(length), POSIX_FADV_DONTNEED)
-            }
-            _ = clinux_sync_file_range(
-                download.descriptor, Int64(download.writebackStart), Int64(download.size - download.writebackStart), 0, 0)
-            download.writingStart = download.writebackStart
-            download.writebackStart = download.size
+        do {
+            try download.pacer.wrote(upTo: download.size, descriptor: download.descriptor)
+        } catch {
+            download.failure = "\(error.end)"
+            return 0
         }
         return bytes.count
     }

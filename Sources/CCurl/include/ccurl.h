@@ -26,9 +26,6 @@ CURLcode notifyd_curl_global_init(void);
 /// or was not yet tried.
 const char *_Nullable notifyd_curl_load_error(void);
 
-/// Whether libcurl is mapped into this process (for tests and the bench).
-int notifyd_curl_is_loaded(void);
-
 // The functions notifyd uses, as libcurl documents them. Each must follow a
 // successful notifyd_curl_global_init; the ones returning a handle return
 // NULL, and the strerror ones the loading error, when it failed.
