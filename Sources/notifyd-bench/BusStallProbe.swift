@@ -11,9 +11,13 @@ final class BusStallProbe: Sendable {
     private let state = State()
 
     /// What the probe's thread and the target's share.
-    private final class State: Sendable {
+    private final class State: @unchecked Sendable {
+        // Unchecked: `pendingTick` is touched only on the probe's loop.
         let longest = Mutex<UInt64>(0)
         let running = Atomic<Bool>(true)
+        /// The timer of the next tick: its closure holds both loops, so it
+        /// is cancelled before the probe's loop stops (else a cycle).
+        var pendingTick: EventLoop.TimerID?
     }
 
     /// Starts probing `target`.
@@ -33,7 +37,7 @@ final class BusStallProbe: Sendable {
                     let delay = MonotonicClock.nanoseconds() - sent
                     state.longest.withLock { $0 = max($0, delay) }
                 }
-                _ = loop.scheduleTimer(afterNanoseconds: 5_000_000) { tick() }
+                state.pendingTick = loop.scheduleTimer(afterNanoseconds: 5_000_000) { tick() }
             }
             tick()
         }
@@ -41,9 +45,17 @@ final class BusStallProbe: Sendable {
 
     /// Stops probing and returns the longest delay seen, in nanoseconds.
     func finish() -> UInt64 {
-        state.running.store(false, ordering: .relaxed)
+        let stopped = Semaphore()
+        let state = self.state
+        nonisolated(unsafe) let loop = probe.loop
+        probe.loop.execute {
+            state.running.store(false, ordering: .relaxed)
+            if let tick = state.pendingTick { loop.cancelTimer(tick) }
+            state.pendingTick = nil
+            stopped.signal()
+        }
+        stopped.wait()
         probe.stop()
-        MonotonicClock.sleep(seconds: 0.05)
         return state.longest.withLock { $0 }
     }
 }

@@ -51,11 +51,22 @@ final class LoopDrivenDownload: @unchecked Sendable {
         _ = notifyd_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, target)
     }
 
-    /// Stops the loop, then frees libcurl's handle (its cached connection closes).
+    /// Frees libcurl's handle on the loop (its cached connection closes),
+    /// drops the loop's timer and watches, whose closures hold `self`, and
+    /// then stops the loop: nothing on it refers back here any more.
     func close() {
+        let finished = Semaphore()
+        thread.loop.execute { [self] in
+            if let multi { notifyd_curl_multi_cleanup(multi) }
+            multi = nil
+            if let timer { thread.loop.cancelTimer(timer) }
+            timer = nil
+            for id in sockets.values { thread.loop.removeDescriptor(id) }
+            sockets = [:]
+            finished.signal()
+        }
+        finished.wait()
         thread.stop()
-        if let multi { notifyd_curl_multi_cleanup(multi) }
-        multi = nil
     }
 
     /// The loop thread's kernel id.
