@@ -104,9 +104,9 @@ let package = Package(
         .systemLibrary(
             name: "CLibnotify", pkgConfig: "libnotify",
             providers: [.apt(["libnotify-dev"])]),
-        .systemLibrary(
-            name: "CCanberra", pkgConfig: "libcanberra",
-            providers: [.apt(["libcanberra-dev"])]),
+        // Sounds (libcanberra-dev for the headers), loaded with dlopen at the
+        // first sound notifyd plays itself, not linked.
+        .target(name: "CCanberra", dependencies: ["CLazyLibrary"]),
         // Only for its pkg-config flags: CLibnotify's shim includes
         // gio/gdesktopappinfo.h, which is under gio-unix-2.0's include path.
         .systemLibrary(
@@ -115,9 +115,9 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(
-            name: "CStrophe", pkgConfig: "libstrophe",
-            providers: [.apt(["libstrophe-dev"])]),
+        // XMPP (libstrophe-dev for its headers), loaded with dlopen when an
+        // XMPP server is set, not linked (Sources/CStrophe/include/cstrophe.h).
+        .target(name: "CStrophe", dependencies: ["CLazyLibrary"]),
         .systemLibrary(
             name: "CLibsecret", pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]),
@@ -125,11 +125,12 @@ let package = Package(
         // (the OpenSSL flavour, as Debian builds it; libcurl4-openssl-dev for
         // its headers), loaded with dlopen at its first use, not linked
         // (Sources/CCurl/include/ccurl.h).
-        .target(name: "CCurl"),
-        // SHA-256 of downloads (OpenSSL's EVP digests; libcurl links it already).
-        .systemLibrary(
-            name: "CCrypto", pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]),
+        .target(name: "CCurl", dependencies: ["CLazyLibrary"]),
+        // SHA-256 of downloads (OpenSSL's EVP digests, libssl-dev for the
+        // headers), loaded with dlopen at the first download, not linked.
+        .target(name: "CCrypto", dependencies: ["CLazyLibrary"]),
+        // dlopen of all of a library's functions or none, for the three above.
+        .target(name: "CLazyLibrary"),
 
         // MARK: Libraries
         .target(

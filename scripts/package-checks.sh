@@ -90,6 +90,27 @@ fetch_completes() {  # APP RESULT: the running fetch (the schedule's first start
     as_alice notifyctl fetch complete "$id" "$2"
 }
 
+# Whether notifyd (alice's) has libstrophe mapped: it is loaded with dlopen
+# when an XMPP server is set (Sources/CStrophe), so dh_shlibdeps does not see it.
+strophe_mapped() { grep -q 'libstrophe\.so' "/proc/$(pgrep -u alice -x notifyd)/maps"; }
+strophe_not_mapped() { ! strophe_mapped; }
+
+# An XMPP server that refuses the connection (port 9 on 127.0.0.1): the
+# attempt is libstrophe's, so it ends disconnected for the connection's
+# reason, not for a library that could not be loaded.
+xmpp_attempt_is_made() {
+    local status
+    # shellcheck disable=SC2016 # alice's $HOME, expanded by her shell
+    as_alice sh -c 'umask 077 && printf "pass\n" >"$HOME/push.pass"' || return 1
+    as_alice notifyctl push server xmpp alice@localhost --host 127.0.0.1 --port 9 \
+        --password-file /home/alice/push.pass || return 1
+    wait_for 30 says disconnected as_alice notifyctl push status || return 1
+    status=$(as_alice notifyctl push status) || return 1
+    echo "$status"
+    case "$status" in *"could not be loaded"*) return 1 ;; esac
+    strophe_mapped
+}
+
 # --- Debian's browsers, headless, with the package's extension ---------------
 # Nothing of the test's own goes into the browsers: no extension flag and no
 # preference. Firefox ESR runs on a --profile directory; Chromium through
@@ -450,6 +471,8 @@ fresh() {
         org.unifiedpush.Distributor2 Register 'a{sv}' 2 service s org.example.Chat token s tok-1
     check "notifyd was started by D-Bus activation, as the distributor" notifyd_activated
     check "notifyctl push list shows the registration" says "org.example.Chat" as_alice notifyctl push list
+    check "no XMPP server set: libstrophe is not mapped" strophe_not_mapped
+    check "an XMPP server set: libstrophe is loaded from libstrophe0, and the attempt is made" xmpp_attempt_is_made
     check "apt-get remove" apt-get remove -y -q notifyd
     check "removing stopped no session: the bus still runs" pgrep -u alice -x dbus-daemon
     check "removing left the user's state" test -s /home/alice/.local/state/notifyd/state.sqlite3

@@ -1,7 +1,7 @@
 // libcurl, loaded the first time notifyd needs it (see include/ccurl.h).
 #include "ccurl.h"
 
-#include <dlfcn.h>
+#include "lazylibrary.h"
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,26 +33,9 @@ static int notifyd_curl_loaded;
 static CURLcode notifyd_curl_init_result = CURLE_FAILED_INIT;
 static char notifyd_curl_error[512];
 
-// dlsym of `name` into `slot`; 0 (with the error kept) when it is missing.
-static int notifyd_curl_find(void *library, const char *name, void **slot) {
-    *slot = dlsym(library, name);
-    if (*slot) return 1;
-    const char *error = dlerror();
-    snprintf(notifyd_curl_error, sizeof notifyd_curl_error, "libcurl has no %s: %s", name, error ? error : "not found");
-    return 0;
-}
-
-// Runs once: maps libcurl (RTLD_LOCAL: its symbols stay its own), finds
-// every function or none, then curl_global_init, which 7.88 does not make
-// thread-safe (pthread_once does).
+// Runs once: maps libcurl and finds every function or none, then
+// curl_global_init, which 7.88 does not make thread-safe (pthread_once does).
 static void notifyd_curl_load(void) {
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        const char *error = dlerror();
-        snprintf(notifyd_curl_error, sizeof notifyd_curl_error, "libcurl could not be loaded: %s",
-                 error ? error : "libcurl.so.4 not found (apt install libcurl4)");
-        return;
-    }
     void **slots[] = {
         (void **)&notifyd_curl.global_init, (void **)&notifyd_curl.easy_init, (void **)&notifyd_curl.easy_cleanup,
         (void **)&notifyd_curl.easy_strerror, (void **)&notifyd_curl.easy_setopt, (void **)&notifyd_curl.easy_getinfo,
@@ -69,11 +52,10 @@ static void notifyd_curl_load(void) {
         "curl_multi_remove_handle", "curl_multi_perform", "curl_multi_poll", "curl_multi_info_read",
         "curl_multi_strerror", "curl_slist_append", "curl_slist_free_all", "curl_multi_socket_action", "curl_multi_setopt",
     };
-    for (size_t index = 0; index < sizeof names / sizeof names[0]; index++) {
-        if (!notifyd_curl_find(library, names[index], slots[index])) {
-            dlclose(library);
-            return;
-        }
+    _Static_assert(sizeof names / sizeof names[0] == sizeof slots / sizeof slots[0], "one name per slot");
+    if (!notifyd_lazy_library_open("libcurl.so.4", "libcurl4", names, slots, sizeof names / sizeof names[0],
+                                   notifyd_curl_error, sizeof notifyd_curl_error)) {
+        return;
     }
     notifyd_curl_loaded = 1;
     notifyd_curl_init_result = notifyd_curl.global_init(CURL_GLOBAL_DEFAULT);

@@ -162,6 +162,9 @@ final class CanberraContext {
 
     private func opened() throws(DesktopError) -> OpaquePointer {
         if let context { return context }
+        guard Self.canberraLoaded else {
+            throw DesktopError(.canberra, notifyd_canberra_load_error().map { String(cString: $0) } ?? "libcanberra could not be loaded")
+        }
         _ = Self.alsaSilenced
         var created: OpaquePointer?
         try checkCanberra(ca_context_create(&created), "cannot create a canberra context")
@@ -178,6 +181,9 @@ final class CanberraContext {
         context = created
         return created
     }
+
+    /// libcanberra, loaded (`dlopen`) at the first sound notifyd plays itself.
+    private static let canberraLoaded: Bool = notifyd_canberra_load() == 1
 
     /// libasound's own printing to stderr, silenced once per process.
     private static let alsaSilenced: Bool = notifyd_silence_alsa() == 0

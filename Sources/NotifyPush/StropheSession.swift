@@ -57,17 +57,20 @@ final class StropheSession {
     var openPushes: [PushID: String] = [:]
     var stanzaCount: UInt64 = 0
 
-    private static let libraryInitialized: Bool = {
-        xmpp_initialize()
-        return true
+    /// Why libstrophe cannot be used (it is loaded with `dlopen`, and
+    /// initialized, at the first session), or nil when it is ready.
+    private static let libraryFailure: String? = {
+        guard notifyd_strophe_load() == 1 else {
+            return notifyd_strophe_load_error().map { String(cString: $0) } ?? "libstrophe could not be loaded"
+        }
+        return nil
     }()
 
     init(emit: @escaping (XMPPPushEvent) -> Void) {
         self.emit = emit
-        _ = Self.libraryInitialized
         logger = .allocate(capacity: 1)
         logger.initialize(to: xmpp_log_t(handler: nil, userdata: nil))
-        context = xmpp_ctx_new(nil, logger)
+        context = Self.libraryFailure == nil ? xmpp_ctx_new(nil, logger) : nil
         // The logger's userdata is set once `self` exists; the context reads
         // it only while running, which is after this.
         logger.pointee = xmpp_log_t(handler: stropheLogHandler, userdata: Unmanaged.passUnretained(self).toOpaque())
@@ -188,7 +191,7 @@ final class StropheSession {
         guard let context, let settings else {
             phase = .idle
             if settings != nil {
-                emit(.state(.disconnected(reason: "libstrophe could not start (out of memory)")))
+                emit(.state(.disconnected(reason: Self.libraryFailure ?? "libstrophe could not start (out of memory)")))
             }
             return
         }

@@ -7,10 +7,17 @@ import Glibc
 final class SHA256Hasher {
     private let context: OpaquePointer
 
+    /// libcrypto, loaded (`dlopen`) once, at the first hash.
+    private static let cryptoReady: Bool = notifyd_crypto_load() == 1
+
     /// A digest of nothing yet.
     ///
-    /// - Throws: ``TransferFault`` (worth a retry) when OpenSSL cannot start one.
+    /// - Throws: ``TransferFault``: failed when libcrypto cannot be loaded
+    ///   (not installed), else worth a retry when OpenSSL cannot start one.
     init() throws(TransferFault) {
+        guard Self.cryptoReady else {
+            throw .failed(notifyd_crypto_load_error().map { String(cString: $0) } ?? "libcrypto could not be loaded")
+        }
         context = try TransferCall.made(EVP_MD_CTX_new(), "a SHA-256 context")
         do {
             try TransferCall.crypto(EVP_DigestInit_ex(context, EVP_sha256(), nil), "starting a SHA-256")

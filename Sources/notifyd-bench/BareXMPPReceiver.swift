@@ -34,7 +34,9 @@ final class BareXMPPReceiver: @unchecked Sendable {
     /// registers an endpoint; waits (bounded) until it has one.
     init(jid: String, password: String, host: String, port: UInt16, caFile: String) throws(BenchFailure) {
         domain = String(jid.split(separator: "@").last ?? "localhost")
-        xmpp_initialize()
+        guard notifyd_strophe_load() == 1 else {
+            throw BenchFailure(notifyd_strophe_load_error().map { String(cString: $0) } ?? "libstrophe could not be loaded")
+        }
         context = xmpp_ctx_new(nil, nil)
         connection = xmpp_conn_new(context)
         guard let connection else { throw BenchFailure("libstrophe cannot make a connection") }

@@ -32,7 +32,9 @@ public func fuzzStanza(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 /// One libstrophe context for every input (made once, as the client makes one).
 enum StanzaContext {
     nonisolated(unsafe) static let shared: OpaquePointer? = {
-        xmpp_initialize()
+        guard notifyd_strophe_load() == 1 else {
+            fatalError(notifyd_strophe_load_error().map { String(cString: $0) } ?? "libstrophe could not be loaded")
+        }
         return xmpp_ctx_new(nil, nil)
     }()
 }
