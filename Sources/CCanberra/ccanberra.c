@@ -37,37 +37,9 @@
     X(ca_proplist_sets) \
     X(ca_strerror)
 
-static struct {
-#define NOTIFYD_CANBERRA_POINTER(name) __typeof__(name) *name;
-    NOTIFYD_CANBERRA_FUNCTIONS(NOTIFYD_CANBERRA_POINTER)
-#undef NOTIFYD_CANBERRA_POINTER
-} api;
+NOTIFYD_LAZY_LIBRARY(notifyd_canberra, "libcanberra.so.0", "libcanberra0", NOTIFYD_CANBERRA_FUNCTIONS, (void)0)
 
-static pthread_once_t notifyd_canberra_once = PTHREAD_ONCE_INIT;
-static int notifyd_canberra_loaded;
-static char notifyd_canberra_error[512];
-
-static void notifyd_canberra_open(void) {
-#define NOTIFYD_CANBERRA_NAME(name) #name,
-    const char *names[] = {NOTIFYD_CANBERRA_FUNCTIONS(NOTIFYD_CANBERRA_NAME)};
-#undef NOTIFYD_CANBERRA_NAME
-#define NOTIFYD_CANBERRA_SLOT(name) (void **)&api.name,
-    void **slots[] = {NOTIFYD_CANBERRA_FUNCTIONS(NOTIFYD_CANBERRA_SLOT)};
-#undef NOTIFYD_CANBERRA_SLOT
-    notifyd_canberra_loaded = notifyd_lazy_library_open("libcanberra.so.0", "libcanberra0", names, slots,
-        sizeof names / sizeof names[0], notifyd_canberra_error, sizeof notifyd_canberra_error);
-}
-
-int notifyd_canberra_load(void) {
-    pthread_once(&notifyd_canberra_once, notifyd_canberra_open);
-    return notifyd_canberra_loaded;
-}
-
-const char *notifyd_canberra_load_error(void) { return notifyd_canberra_error[0] ? notifyd_canberra_error : NULL; }
-
-// Every caller has had notifyd_canberra_load() succeed first.
-#define NOTIFYD_REQUIRE() \
-    if (!notifyd_canberra_loaded) notifyd_lazy_library_unloaded("libcanberra.so.0", __func__)
+#define NOTIFYD_REQUIRE() NOTIFYD_LAZY_REQUIRE(notifyd_canberra, "libcanberra.so.0")
 
 int ca_context_create(ca_context **c) {
     NOTIFYD_REQUIRE();
@@ -111,7 +83,8 @@ const char *ca_strerror(int code) {
 
 // The library is opened by name, so that notifyd needs no libasound
 // headers, and kept open: canberra's backend then uses this same instance.
-static void notifyd_alsa_error_ignored(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+static void notifyd_alsa_error_ignored(
+    const char *file, int line, const char *function, int err, const char *fmt, ...) {
     (void)file;
     (void)line;
     (void)function;

@@ -28,38 +28,9 @@
 #define NOTIFYD_CRYPTO_FUNCTIONS(X) \
     X(EVP_sha256) X(EVP_MD_CTX_new) X(EVP_MD_CTX_free) X(EVP_DigestInit_ex) X(EVP_DigestUpdate) X(EVP_DigestFinal_ex)
 
-static struct {
-#define NOTIFYD_CRYPTO_POINTER(name) __typeof__(name) *name;
-    NOTIFYD_CRYPTO_FUNCTIONS(NOTIFYD_CRYPTO_POINTER)
-#undef NOTIFYD_CRYPTO_POINTER
-} api;
+NOTIFYD_LAZY_LIBRARY(notifyd_crypto, "libcrypto.so.3", "libssl3", NOTIFYD_CRYPTO_FUNCTIONS, (void)0)
 
-static pthread_once_t notifyd_crypto_once = PTHREAD_ONCE_INIT;
-static int notifyd_crypto_loaded;
-static char notifyd_crypto_error[512];
-
-static void notifyd_crypto_open(void) {
-#define NOTIFYD_CRYPTO_NAME(name) #name,
-    const char *names[] = {NOTIFYD_CRYPTO_FUNCTIONS(NOTIFYD_CRYPTO_NAME)};
-#undef NOTIFYD_CRYPTO_NAME
-#define NOTIFYD_CRYPTO_SLOT(name) (void **)&api.name,
-    void **slots[] = {NOTIFYD_CRYPTO_FUNCTIONS(NOTIFYD_CRYPTO_SLOT)};
-#undef NOTIFYD_CRYPTO_SLOT
-    notifyd_crypto_loaded = notifyd_lazy_library_open("libcrypto.so.3", "libssl3", names, slots,
-                                                      sizeof names / sizeof names[0], notifyd_crypto_error,
-                                                      sizeof notifyd_crypto_error);
-}
-
-int notifyd_crypto_load(void) {
-    pthread_once(&notifyd_crypto_once, notifyd_crypto_open);
-    return notifyd_crypto_loaded;
-}
-
-const char *notifyd_crypto_load_error(void) { return notifyd_crypto_error[0] ? notifyd_crypto_error : NULL; }
-
-// Every caller has had notifyd_crypto_load() succeed first.
-#define NOTIFYD_REQUIRE() \
-    if (!notifyd_crypto_loaded) notifyd_lazy_library_unloaded("libcrypto.so.3", __func__)
+#define NOTIFYD_REQUIRE() NOTIFYD_LAZY_REQUIRE(notifyd_crypto, "libcrypto.so.3")
 
 const EVP_MD *EVP_sha256(void) {
     NOTIFYD_REQUIRE();

@@ -74,43 +74,11 @@
     X(xmpp_stanza_set_type) \
     X(xmpp_tlscert_get_ctx)
 
-static struct {
-#define NOTIFYD_STROPHE_POINTER(name) __typeof__(name) *name;
-    NOTIFYD_STROPHE_FUNCTIONS(NOTIFYD_STROPHE_POINTER)
-#undef NOTIFYD_STROPHE_POINTER
-} api;
+// Once loaded, libstrophe is initialized (xmpp_initialize) before any use.
+NOTIFYD_LAZY_LIBRARY(
+    notifyd_strophe, "libstrophe.so.0", "libstrophe0", NOTIFYD_STROPHE_FUNCTIONS, api.xmpp_initialize())
 
-static pthread_once_t notifyd_strophe_once = PTHREAD_ONCE_INIT;
-static int notifyd_strophe_loaded;
-static char notifyd_strophe_error[512];
-
-// Runs once: maps libstrophe (and with it OpenSSL and expat), then
-// xmpp_initialize.
-static void notifyd_strophe_open(void) {
-#define NOTIFYD_STROPHE_NAME(name) #name,
-    const char *names[] = {NOTIFYD_STROPHE_FUNCTIONS(NOTIFYD_STROPHE_NAME)};
-#undef NOTIFYD_STROPHE_NAME
-#define NOTIFYD_STROPHE_SLOT(name) (void **)&api.name,
-    void **slots[] = {NOTIFYD_STROPHE_FUNCTIONS(NOTIFYD_STROPHE_SLOT)};
-#undef NOTIFYD_STROPHE_SLOT
-    if (!notifyd_lazy_library_open("libstrophe.so.0", "libstrophe0", names, slots, sizeof names / sizeof names[0],
-                                   notifyd_strophe_error, sizeof notifyd_strophe_error)) {
-        return;
-    }
-    api.xmpp_initialize();
-    notifyd_strophe_loaded = 1;
-}
-
-int notifyd_strophe_load(void) {
-    pthread_once(&notifyd_strophe_once, notifyd_strophe_open);
-    return notifyd_strophe_loaded;
-}
-
-const char *notifyd_strophe_load_error(void) { return notifyd_strophe_error[0] ? notifyd_strophe_error : NULL; }
-
-// Every caller has had notifyd_strophe_load() succeed first.
-#define NOTIFYD_REQUIRE() \
-    if (!notifyd_strophe_loaded) notifyd_lazy_library_unloaded("libstrophe.so.0", __func__)
+#define NOTIFYD_REQUIRE() NOTIFYD_LAZY_REQUIRE(notifyd_strophe, "libstrophe.so.0")
 
 void xmpp_base64_decode_bin(
     xmpp_ctx_t *ctx, const char *base64, size_t len, unsigned char **out, size_t *outlen) {

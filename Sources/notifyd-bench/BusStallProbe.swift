@@ -28,7 +28,7 @@ final class BusStallProbe: Sendable {
             throw BenchFailure("cannot start the probe thread: \(error)")
         }
         let state = self.state
-        nonisolated(unsafe) let loop = probe.loop
+        let loop = probe.loop
         probe.loop.execute {
             func tick() {
                 guard state.running.load(ordering: .relaxed) else { return }
@@ -47,7 +47,7 @@ final class BusStallProbe: Sendable {
     func finish() -> UInt64 {
         let stopped = Semaphore()
         let state = self.state
-        nonisolated(unsafe) let loop = probe.loop
+        let loop = probe.loop
         probe.loop.execute {
             state.running.store(false, ordering: .relaxed)
             if let tick = state.pendingTick { loop.cancelTimer(tick) }

@@ -5,6 +5,7 @@
 // server then carries neither them nor what they bring (TLS, XML, Kerberos,
 // LDAP...). Each C target that loads one (CCurl, CStrophe, CCrypto) calls
 // this once, under a pthread_once of its own.
+#include <pthread.h>
 #include <stddef.h>
 
 /// Maps `soname` (RTLD_NOW | RTLD_LOCAL: its symbols stay its own) and finds
@@ -22,4 +23,40 @@ int notifyd_lazy_library_open(
 /// library was loaded (a programming error: its loader must be called, and
 /// its failure handled, first), then aborts.
 _Noreturn void notifyd_lazy_library_unloaded(const char *_Nonnull soname, const char *_Nonnull function);
+// What a C target that loads a library defines with NOTIFYD_LAZY_LIBRARY:
+// FUNCTIONS(X) lists the library's functions as X(name) X(name)...; the
+// macro makes `api`, a struct with a pointer of each function's own type
+// (`api.name(...)` calls it), and the target's two public functions,
+// PREFIX_load() (once, thread-safe: 1 when every function was found, then
+// ON_LOAD has run) and PREFIX_load_error() (why not, or NULL).
+#define NOTIFYD_LAZY_POINTER(name) __typeof__(name) *name;
+#define NOTIFYD_LAZY_NAME(name) #name,
+#define NOTIFYD_LAZY_SLOT(name) (void **)&api.name,
+#define NOTIFYD_LAZY_LIBRARY(PREFIX, SONAME, PACKAGE, FUNCTIONS, ON_LOAD)                                          \
+    static struct {                                                                                               \
+        FUNCTIONS(NOTIFYD_LAZY_POINTER)                                                                           \
+    } api;                                                                                                        \
+    static pthread_once_t PREFIX##_once = PTHREAD_ONCE_INIT;                                                      \
+    static int PREFIX##_loaded;                                                                                   \
+    static char PREFIX##_error[512];                                                                              \
+    static void PREFIX##_open(void) {                                                                             \
+        const char *names[] = {FUNCTIONS(NOTIFYD_LAZY_NAME)};                                                     \
+        void **slots[] = {FUNCTIONS(NOTIFYD_LAZY_SLOT)};                                                          \
+        if (!notifyd_lazy_library_open(SONAME, PACKAGE, names, slots, sizeof names / sizeof names[0],             \
+                                       PREFIX##_error, sizeof PREFIX##_error)) {                                  \
+            return;                                                                                               \
+        }                                                                                                         \
+        ON_LOAD;                                                                                                  \
+        PREFIX##_loaded = 1;                                                                                      \
+    }                                                                                                             \
+    int PREFIX##_load(void) {                                                                                     \
+        pthread_once(&PREFIX##_once, PREFIX##_open);                                                              \
+        return PREFIX##_loaded;                                                                                   \
+    }                                                                                                             \
+    const char *PREFIX##_load_error(void) { return PREFIX##_error[0] ? PREFIX##_error : NULL; }
+
+/// In a function of a lazily loaded library: aborts, saying so, when called
+/// before PREFIX_load() succeeded.
+#define NOTIFYD_LAZY_REQUIRE(PREFIX, SONAME) \
+    if (!PREFIX##_loaded) notifyd_lazy_library_unloaded(SONAME, __func__)
 #endif
