@@ -19,12 +19,8 @@ final class SHA256Hasher {
             throw .failed(notifyd_crypto_load_error().map { String(cString: $0) } ?? "libcrypto could not be loaded")
         }
         context = try TransferCall.made(EVP_MD_CTX_new(), "a SHA-256 context")
-        do {
-            try TransferCall.crypto(EVP_DigestInit_ex(context, EVP_sha256(), nil), "starting a SHA-256")
-        } catch {
-            EVP_MD_CTX_free(context)
-            throw error
-        }
+        // Thrown from here on, the hasher is whole: deinit frees the context.
+        try TransferCall.crypto(EVP_DigestInit_ex(context, EVP_sha256(), nil), "starting a SHA-256")
     }
 
     deinit { EVP_MD_CTX_free(context) }

@@ -94,6 +94,11 @@ final class LoopDrivenDownload: @unchecked Sendable {
         _ = notifyd_curl_easy_setopt_string(handle, CURLOPT_URL, url)
         _ = notifyd_curl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 512 * 1024)
         _ = notifyd_curl_easy_setopt_long(handle, CURLOPT_FAILONERROR, 1)
+        // Bounded: libcurl ends a download that cannot connect in 30 s or
+        // stalls for 60 s, and the wait below ends with it.
+        _ = notifyd_curl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 30)
+        _ = notifyd_curl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        _ = notifyd_curl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, 60)
         _ = notifyd_curl_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, loopWriteCallback)
         _ = notifyd_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(download).toOpaque())
         thread.loop.execute { [self] in
