@@ -17,6 +17,10 @@
 // variadic, which Swift cannot call: one wrapper per type of argument.
 #include <curl/curl.h>
 
+/// Loads libcurl (once, thread-safe): 1 when every function was found;
+/// notifyd_curl_global_init calls it.
+int notifyd_curl_load(void);
+
 /// Loads libcurl (once, thread-safe) and runs curl_global_init(CURL_GLOBAL_DEFAULT)
 /// (once). CURLE_FAILED_INIT when libcurl cannot be loaded
 /// (notifyd_curl_load_error says why).
