@@ -118,9 +118,10 @@ let package = Package(
         // XMPP (libstrophe-dev for its headers), loaded with dlopen when an
         // XMPP server is set, not linked (Sources/CStrophe/include/cstrophe.h).
         .target(name: "CStrophe", dependencies: ["CLazyLibrary"]),
-        .systemLibrary(
-            name: "CLibsecret", pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev"])]),
+        // The Secret Service (libsecret-1-dev for the headers), loaded with
+        // dlopen when the push password is first asked for, not linked;
+        // CGioUnix gives GLib's include paths.
+        .target(name: "CLibsecret", dependencies: ["CLazyLibrary", "CGioUnix"]),
         // The ntfy push client's HTTP and the background transfers: libcurl
         // (the OpenSSL flavour, as Debian builds it; libcurl4-openssl-dev for
         // its headers), loaded with dlopen at its first use, not linked
@@ -129,7 +130,8 @@ let package = Package(
         // SHA-256 of downloads (OpenSSL's EVP digests, libssl-dev for the
         // headers), loaded with dlopen at the first download, not linked.
         .target(name: "CCrypto", dependencies: ["CLazyLibrary"]),
-        // dlopen of all of a library's functions or none, for the three above.
+        // dlopen of all of a library's functions or none, for the lazily
+        // loaded targets (CCurl, CStrophe, CCrypto, CCanberra, CLibsecret).
         .target(name: "CLazyLibrary"),
 
         // MARK: Libraries
@@ -242,6 +244,7 @@ let package = Package(
         // MARK: Tests, one target per module plus the bus-level suite
         .testTarget(name: "DBusTests", dependencies: ["DBus", "NotifyTesting"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyCoreTests", dependencies: ["NotifyCore"], swiftSettings: strictSettings),
+        .testTarget(name: "CLazyLibraryTests", dependencies: ["CLazyLibrary"], swiftSettings: strictSettings),
         .testTarget(name: "NotifyStoreTests", dependencies: ["NotifyStore"], swiftSettings: strictSettings),
         // Against a private Prosody with mod_unified_push (NotifyTesting's ProsodyServer)
         // and an ntfy double (NotifyTesting's NtfyDoubleServer).

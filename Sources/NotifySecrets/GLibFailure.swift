@@ -31,7 +31,9 @@ enum GLibFailure {
             default: break
             }
         }
-        if domain == secret_error_get_quark(), code == Int32(SECRET_ERROR_IS_LOCKED.rawValue) {
+        // SECRET_ERROR by its name: libsecret may not be loaded (dlopen) when
+        // this funnel runs, and its quark exists only once it is.
+        if domain == g_quark_try_string("secret-error"), code == Int32(SECRET_ERROR_IS_LOCKED.rawValue) {
             return "the keyring is locked and was not unlocked: \(message)"
         }
         if domain == g_io_error_quark(), code == Int32(G_IO_ERROR_CANCELLED.rawValue) {

@@ -81,20 +81,30 @@ final class SecretWorker: Sendable {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    /// The thread's body: jobs one at a time until the keeper stops.
+    /// The thread's body: loads libsecret (`dlopen`, here rather than on
+    /// the caller's thread), then runs jobs one at a time until the keeper
+    /// stops. Without libsecret every job is answered `.unavailable`, saying why.
     func run() {
         let context = queue.context.raw
         g_main_context_push_thread_default(context)
-        let link = SecretServiceLink(busAddress: busAddress, context: context, timeoutSeconds: timeoutSeconds)
+        let link =
+            notifyd_secret_load() == 1
+            ? SecretServiceLink(busAddress: busAddress, context: context, timeoutSeconds: timeoutSeconds) : nil
         loop: while true {
             switch queue.next() {
-            case .perform(let job): perform(job, with: link)
+            case .perform(let job):
+                if let link { perform(job, with: link) } else { job.abandon(reason: Self.unloadedReason) }
             case .sleep: g_main_context_iteration(context, 1)
             case .stop: break loop
             }
         }
-        link.close()
+        link?.close()
         g_main_context_pop_thread_default(context)
+    }
+
+    /// Why there is no Secret Service client: libsecret could not be loaded.
+    private static var unloadedReason: String {
+        notifyd_secret_load_error().map { String(cString: $0) } ?? "libsecret could not be loaded"
     }
 
     private func perform(_ job: SecretJob, with link: SecretServiceLink) {

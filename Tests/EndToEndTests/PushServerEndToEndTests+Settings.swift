@@ -135,11 +135,13 @@ extension PushServerEndToEndTests {
     /// The password goes to the Secret Service when one answers (a real
     /// gnome-keyring-daemon on the test's bus), not to the state database;
     /// after a `kill -9`, notifyd finds it there and connects; setting no
-    /// server removes it.
+    /// server removes it. libstrophe and libsecret are mapped only from the
+    /// moment they are needed.
     @Test func thePasswordIsKeptInTheSecretServiceAndFoundThereAfterARestart() throws {
         let prosody = try ProsodyServer()
         let fixture = try Fixture()
         let keyring = try KeyringSession(on: fixture.bus)
+        #expect(try LazyLibraryTests.mapped(by: fixture.daemon.pid).isDisjoint(with: ["libstrophe.so", "libsecret-1.so"]))
         try fixture.call(
             Self.push, "SetServer",
             [
@@ -153,6 +155,8 @@ extension PushServerEndToEndTests {
         try waitUntil("connected", seconds: 20) { try state() == .string("connected") }
         #expect(try keyring.itemCount(attribute: "account", value: prosody.jid) == 1)
         #expect(try storedPassword(fixture) == "|1", "no password in the state database, only where it is")
+        let loaded = try LazyLibraryTests.mapped(by: fixture.daemon.pid)
+        #expect(loaded.isSuperset(of: ["libstrophe.so", "libsecret-1.so"]), "loaded once needed: \(loaded)")
         try fixture.daemon.crashAndRestart()
         try waitUntil("connected again with the password from the Secret Service", seconds: 20) {
             try state() == .string("connected")

@@ -1,10 +1,11 @@
 #ifndef NOTIFYD_LAZYLIBRARY_H
 #define NOTIFYD_LAZYLIBRARY_H
 // Libraries that notifyd maps only when it first needs them (libcurl,
-// libstrophe, libcrypto): an idle notifyd with no transfer and no push
-// server then carries neither them nor what they bring (TLS, XML, Kerberos,
-// LDAP...). Each C target that loads one (CCurl, CStrophe, CCrypto) calls
-// this once, under a pthread_once of its own.
+// libstrophe, libcrypto, libcanberra, libsecret): an idle notifyd then
+// carries neither them nor what they bring (TLS, XML, Kerberos, LDAP,
+// Vorbis...). Each C target that loads one (CCurl, CStrophe, CCrypto,
+// CCanberra, CLibsecret) does it with NOTIFYD_LAZY_LIBRARY below: once,
+// under a pthread_once of its own.
 #include <pthread.h>
 #include <stddef.h>
 

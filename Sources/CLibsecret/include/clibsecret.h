@@ -1,12 +1,32 @@
-#ifndef NOTIFYD_CLIBSECRET_SHIM_H
-#define NOTIFYD_CLIBSECRET_SHIM_H
+#ifndef NOTIFYD_CLIBSECRET_H
+#define NOTIFYD_CLIBSECRET_H
 // libsecret (the freedesktop Secret Service client) with the GLib, GObject
 // and GIO it brings. Swift cannot build a SecretSchema (a struct with a
 // fixed array of attributes), call variadic functions (g_async_initable_new_async,
 // g_object_set) or subclass a GObject type without help, so those few
 // things are here, each prefixed notifyd_.
+//
+// Loaded lazily: GLib, GObject and GIO are linked (libnotify needs them),
+// libsecret is not. Its headers are found through `libsecret` beside this
+// file, a link to /usr/include/libsecret-1/libsecret (libsecret-1-dev): a
+// system-library target would take pkg-config's --libs with its --cflags.
+// The secret_ functions used here and in Swift are defined in clibsecret.c,
+// each calling libsecret's own, found by `dlopen("libsecret-1.so.0")` in
+// notifyd_secret_load(). A notifyd that never asks for the push password
+// never maps libsecret, libgcrypt nor libgpg-error. Call
+// notifyd_secret_load() first, and go on only when it returns 1; a secret_
+// function called before aborts with its name (a programming error).
+// Functions not defined in clibsecret.c do not link: add them there.
 #include <libsecret/secret.h>
 #include <gio/gio.h>
+
+/// Loads libsecret (once, thread-safe): 1 when it is ready, 0 when it
+/// cannot be loaded (notifyd_secret_load_error says why).
+int notifyd_secret_load(void);
+
+/// Why libsecret could not be loaded (dlerror's words), or NULL when it
+/// was or was not yet tried.
+const char *notifyd_secret_load_error(void);
 
 // The schema of notifyd's push-server password: one item per XMPP account
 // on its server.
