@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import NotifyTestingCore
 
 /// KDE Plasma 5.27, for real, on an Xvfb display of its own: `kwin_x11`,
 /// `kactivitymanagerd` and `plasmashell` on the test's session bus and an
@@ -104,15 +105,19 @@ public final class PlasmaSession: NotificationServerHost, @unchecked Sendable {
         try client.notificationServerCapabilities()
     }
 
-    /// A screenshot once the screen has settled: two in a row the same
-    /// (the wallpaper and the panel draw a moment after plasmashell answers).
+    /// A screenshot once the screen has settled: unchanged for 3 seconds.
+    /// The wallpaper and the panel draw a moment after plasmashell answers,
+    /// and a launcher's icon later still: under load, two screenshots in a
+    /// row were alike while the launcher still showed a placeholder icon.
     public func settledScreenshot(to file: URL) throws {
         let previous = file.deletingPathExtension().appendingPathExtension("previous.png")
         try screen.screenshot(to: previous)
-        try waitUntil("Plasma's screen settles", seconds: 30) {
+        var stableSince = MonotonicClock.nanoseconds()
+        try waitUntil("Plasma's screen settles", seconds: 60) {
             try self.screen.screenshot(to: file)
             defer { try? FileManager.default.removeItem(at: previous); try? FileManager.default.copyItem(at: file, to: previous) }
-            return try PlankSession.differingPixels(previous, file) == 0
+            if try PlankSession.differingPixels(previous, file) != 0 { stableSince = MonotonicClock.nanoseconds() }
+            return MonotonicClock.nanoseconds() - stableSince >= 3_000_000_000
         }
     }
 

@@ -59,9 +59,18 @@ import Testing
         try Attachment.record(Data(contentsOf: badged), named: "plasma-task-manager-badge.png")
         try runProcess(Executables.notifyctl, ["activate", Self.app], environment: run.daemon.environment).expectSuccess()
         let cleared = run.bus.directory.appendingPathComponent("panel-cleared.png")
-        try waitUntil("the badge is gone from the task manager", seconds: 20) {
-            try run.plasma.screen.screenshot(to: cleared)
-            return try PlankSession.differingPixels(try run.crop(plain, panel), try run.crop(cleared, panel)) < 20
+        var left = 0
+        do {
+            try waitUntil("the badge is gone from the task manager", seconds: 20) {
+                try run.plasma.screen.screenshot(to: cleared)
+                left = try PlankSession.differingPixels(try run.crop(plain, panel), try run.crop(cleared, panel))
+                return left < 20
+            }
+        } catch {
+            // What a person would see, to tell what else changed in the panel.
+            try Attachment.record(Data(contentsOf: plain), named: "plasma-task-manager-plain.png")
+            try Attachment.record(Data(contentsOf: cleared), named: "plasma-task-manager-cleared.png")
+            throw TestFailure("\(error): \(left) pixels still differ (the badge made \(difference))")
         }
     }
 }
