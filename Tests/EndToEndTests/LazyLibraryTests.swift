@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import NotifyTesting
+import NotifyTestingCore
 import Testing
 
 /// The libraries notifyd loads with `dlopen` only when first needed
@@ -11,9 +12,13 @@ import Testing
         "libcurl.so", "libstrophe.so", "libcrypto.so", "libssl.so", "libcanberra.so", "libsecret-1.so",
     ]
 
-    /// Which of ``lazilyLoaded`` the process `pid` has mapped.
+    /// Which of ``lazilyLoaded`` the process `pid` has mapped. Read to its
+    /// end with ProcReader: Foundation stops early in a file of `/proc`,
+    /// and under AddressSanitizer the shadow's mappings come first.
     static func mapped(by pid: Int32) throws -> Set<String> {
-        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        guard let maps = ProcReader.readFile("/proc/\(pid)/maps") else {
+            throw TestFailure("cannot read /proc/\(pid)/maps")
+        }
         return Set(lazilyLoaded.filter { maps.contains("/\($0)") })
     }
 
