@@ -60,6 +60,7 @@ extension BenchReport {
         rows += ReportRow.latencies(
             "push_delivery", "POST to the app's Message, through notifyd", result.notifyd,
             against: "POST to a bare libstrophe client", result.bare, [.p50, .p99], targets: [.p50: .ratioAtMost(1.5)])
+        rows += pushFloorRows(result)
         rows.append(
             ReportRow(
                 id: "push_burst_delivered", figure: "burst: pushes delivered of \(result.burstSent) to 10 apps",
@@ -78,6 +79,33 @@ extension BenchReport {
                 + "taking turns with the bare client; each timed from its POST written (HTTP/1.1, kept alive, to "
                 + "Prosody with mod_unified_push on loopback; notifyd and the bare client both on STARTTLS) to the "
                 + "app's Message arriving (notifyd: stored and committed first) or to the bare client's handler. "
+                + "Floor: the bare client's p50 plus the p50s of the two things SPEC's order adds to any distributor, "
+                + "timed in the same turns: a 4 KB page written in place and synced (fdatasync) beside notifyd's state, "
+                + "and the same Message sent straight to the app through the same bus, one way. "
                 + "Burst: 10 threads, one per app, 100 POSTs each at once.")
+    }
+}
+
+extension BenchReport {
+    /// The floor of a push through a distributor that stores before it
+    /// delivers (``PushFloorProbe``), and notifyd against it.
+    fileprivate func pushFloorRows(_ result: PushBenchmark.Result) -> [ReportRow] {
+        let floor = result.bare.p50 + result.sync.p50 + result.directMessage.p50
+        return [
+            ReportRow(
+                id: "push_floor_sync_p50", figure: "floor: a 4 KB page written and synced, p50",
+                value: result.sync.p50 / 1e3, unit: .microseconds),
+            ReportRow(
+                id: "push_floor_message_p50", figure: "floor: Message straight to the app, p50",
+                value: result.directMessage.p50 / 1e3, unit: .microseconds),
+            ReportRow(
+                id: "push_floor_p50", figure: "floor: bare client + synced page + Message", value: floor / 1e3,
+                unit: .microseconds, baseline: "POST to a bare libstrophe client, p50",
+                baselineValue: result.bare.p50 / 1e3),
+            ReportRow(
+                id: "push_delivery_over_floor_p50", figure: "POST to the app's Message, through notifyd, p50",
+                value: result.notifyd.p50 / 1e3, unit: .microseconds, baseline: "floor: bare + synced page + Message",
+                baselineValue: floor / 1e3),
+        ]
     }
 }

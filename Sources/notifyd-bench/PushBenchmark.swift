@@ -10,7 +10,8 @@ import Synchronization
 /// (``ProsodyServer``: STARTTLS with a CA made for the run) and a notifyd
 /// of its own, against the same POST to the same Prosody received by a
 /// bare libstrophe client (``BareXMPPReceiver``). The two take turns, one
-/// push at a time. Then a burst: 10 apps, a POSTing thread each, 100
+/// push at a time, with the two parts of the floor (``PushFloorProbe``: a
+/// synced page and a `Message` straight to the app). Then a burst: 10 apps, a POSTing thread each, 100
 /// pushes apiece at once; every message must arrive, each app's in the
 /// order sent.
 struct PushBenchmark {
@@ -25,6 +26,10 @@ struct PushBenchmark {
     struct Result {
         let notifyd: LatencySummary
         let bare: LatencySummary
+        /// A 4 KB page written and synced beside notifyd's state.
+        let sync: LatencySummary
+        /// A `Message` sent straight to the app, one way.
+        let directMessage: LatencySummary
         let pushes: Int
         let burstSent: Int
         let burstDelivered: Int
@@ -60,21 +65,30 @@ struct PushBenchmark {
             caFile: prosody.caFile)
         defer { bare.stop() }
         let poster = PushPoster(port: prosody.httpPort)
+        let floor = try PushFloorProbe(
+            connection: daemon.connection, app: apps[0], syncedFilePath: daemon.directory.appending("floor-sync"))
         var notifydSamples = LatencySamples(reservingCapacity: pushes)
         var bareSamples = LatencySamples(reservingCapacity: pushes)
+        var syncSamples = LatencySamples(reservingCapacity: pushes)
+        var directSamples = LatencySamples(reservingCapacity: pushes)
         let body = (0..<256).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         for index in 0..<(Self.warmUp + pushes) {
             let viaNotifyd = try timePush(body, to: endpoints[0], poster: poster) { connector.deliveries.last?.arrived }
             let viaBare = try timePush(body, to: bare.endpoint, poster: poster) { bare.arrivals.last }
+            let sync = try floor.timeSync()
+            let direct = try floor.timeMessage(body) { connector.deliveries.last?.arrived }
             if index >= Self.warmUp {
                 notifydSamples.append(viaNotifyd)
                 bareSamples.append(viaBare)
+                syncSamples.append(sync)
+                directSamples.append(direct)
             }
         }
         poster.close()
         let burst = try burst(connector, endpoints: endpoints, port: prosody.httpPort)
         return Result(
-            notifyd: notifydSamples.summary(), bare: bareSamples.summary(), pushes: pushes,
+            notifyd: notifydSamples.summary(), bare: bareSamples.summary(), sync: syncSamples.summary(),
+            directMessage: directSamples.summary(), pushes: pushes,
             burstSent: Self.burstApps * Self.burstPerApp, burstDelivered: burst.delivered,
             burstInOrder: burst.inOrder, burstSeconds: burst.seconds)
     }
@@ -113,16 +127,25 @@ struct PushBenchmark {
         guard status == 201 || status == 200 || status == 202 else {
             throw BenchFailure("Prosody answered a push's POST with \(status)")
         }
+        let arrived = try Self.nextArrival(after: before, of: "a push to \(endpoint)", lastArrival)
+        return arrived > sent ? arrived - sent : 0
+    }
+
+    /// Waits (at most 10 s, polling every 50 µs) until `lastArrival`
+    /// differs from `before`, and returns it.
+    static func nextArrival(
+        after before: UInt64?, of what: String, _ lastArrival: () -> UInt64?
+    ) throws(BenchFailure) -> UInt64 {
         var arrived: UInt64?
         do {
-            try waitUntil("a push delivered", seconds: 10, intervalMicroseconds: 50) {
+            try waitUntil(what, seconds: 10, intervalMicroseconds: 50) {
                 guard let last = lastArrival(), last != before else { return false }
                 arrived = last
                 return true
             }
         } catch {
-            throw BenchFailure("a push to \(endpoint) was not delivered within 10 s")
+            throw BenchFailure("\(what) did not arrive within 10 s")
         }
-        return arrived! > sent ? arrived! - sent : 0
+        return arrived!
     }
 }
