@@ -1,5 +1,6 @@
 import DBus
 import Logging
+import Synchronization
 
 /// notifyd's one systemd-logind sleep lock, for all running tasks (SPEC
 /// "Finite-length background tasks"): `Inhibit("sleep", "notifyd", WHY,
@@ -13,7 +14,10 @@ import Logging
 /// between; when the last task ends, the descriptor is closed. Without a
 /// system bus or logind, or when logind refuses (polkit), tasks work the
 /// same without a lock: one log line says why, and ``onChange`` reports
-/// false.
+/// false. A system bus that could not be reached is tried again no sooner
+/// than `reconnectWaitNanoseconds` (10 s) later (at the next lock wanted after
+/// that), not at every task or push delivery: in a container without one,
+/// each delivery would otherwise cost this thread a failed `connect`.
 final class SleepInhibitor: @unchecked Sendable {
     // Unchecked: the mutable state is touched on the thread's loop only.
 
@@ -24,6 +28,12 @@ final class SleepInhibitor: @unchecked Sendable {
     private let onChange: @Sendable (Bool) -> Void
 
     private var connection: DBusConnection?
+    /// When connecting to the system bus last failed (`CLOCK_BOOTTIME`).
+    private var connectFailedAt: UInt64?
+    /// Connections to the system bus tried so far.
+    private var connectAttempts = 0
+    /// How long a failed connection keeps the next attempt off.
+    private let reconnectWaitNanoseconds: UInt64
     /// Why connecting or asking failed, logged once per reason.
     private var lastFailure: String?
     /// The WHY wanted now; nil for no lock.
@@ -32,10 +42,12 @@ final class SleepInhibitor: @unchecked Sendable {
     private var generation = 0
     private var held: (generation: Int, descriptor: DBusFileDescriptor)?
 
-    init(bus: DBusConnection.Bus = .system, logger: Logger, onChange: @escaping @Sendable (Bool) -> Void)
-        throws(DBusError)
-    {
+    init(
+        bus: DBusConnection.Bus = .system, reconnectWaitNanoseconds: UInt64 = 10_000_000_000, logger: Logger,
+        onChange: @escaping @Sendable (Bool) -> Void
+    ) throws(DBusError) {
         self.bus = bus
+        self.reconnectWaitNanoseconds = reconnectWaitNanoseconds
         self.logger = logger
         self.onChange = onChange
         thread = try EventLoopThread(name: "notifyd-logind")
@@ -55,6 +67,19 @@ final class SleepInhibitor: @unchecked Sendable {
             connection = nil
         }
         thread.stop()
+    }
+
+    /// How many times a connection to the system bus was tried, once the
+    /// work posted before this call is done (for tests; blocks the caller).
+    func connectionAttempts() -> Int {
+        let done = Semaphore()
+        let count = Mutex(0)
+        thread.loop.execute { [self] in
+            count.withLock { $0 = connectAttempts }
+            done.signal()
+        }
+        done.wait()
+        return count.withLock { $0 }
     }
 
     // MARK: On the thread
@@ -112,13 +137,18 @@ final class SleepInhibitor: @unchecked Sendable {
     private func connected() -> DBusConnection? {
         if let connection, connection.isConnected { return connection }
         connection = nil
+        let now = EventLoop.now()
+        if let failedAt = connectFailedAt, now &- failedAt < reconnectWaitNanoseconds { return nil }
+        connectAttempts += 1
         do {
             let made = try DBusConnection.connect(to: bus, private: true, logger: logger)
             try made.attach(to: thread.loop)
             made.onDisconnect { [weak self] in self?.lost() }
             connection = made
+            connectFailedAt = nil
             return made
         } catch {
+            connectFailedAt = now
             failed("no system bus to ask systemd-logind for a sleep lock: \(error.message)")
             return nil
         }
