@@ -134,10 +134,10 @@ final class PushDelivery {
     private func send(_ message: PushMessage) {
         guard let connectors, let registration = committer.current.push.registrations[message.token] else { return }
         inFlight.insert(message.id)
-        sleepLock.deliveryBegan()
         connectors.message(message, to: registration) { [weak self] failure in
             self?.finished(message.held, app: registration.app, failure: failure)
         }
+        sleepLock.deliveryBegan()
     }
 
     private func finished(_ message: HeldPushMessage, app: AppID, failure: String?) {
