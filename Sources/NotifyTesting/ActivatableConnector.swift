@@ -32,7 +32,8 @@ public final class ActivatableConnector: Sendable {
 
     /// Installs the connector of `app` on `bus` (not started: D-Bus starts
     /// it on the first call). `refuseMessages`: its `Message` fails, as an
-    /// app that crashes while handling one does. With `webPush`, it
+    /// app that crashes while handling one does (each is recorded as
+    /// `refused`). With `webPush`, it
     /// decrypts each message with the subscription's keys (`http_ece`), in
     /// the Python environment that has them.
     public init(
@@ -47,9 +48,18 @@ public final class ActivatableConnector: Sendable {
         recordPath = directory.appendingPathComponent("records.jsonl").path
         let script = directory.appendingPathComponent("connector.py").path
         try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
+        if refuseMessages { try Data().write(to: URL(fileURLWithPath: recordPath + ".refusing")) }
         try bus.installService(
             name: app, executable: webPush == nil ? "/usr/bin/python3" : try WebPushSender.python(),
             arguments: [script, recordPath, app, String(version), refuseMessages ? "refuse" : "take", webPush?.keysPath ?? "none"])
+    }
+
+    /// A connector made with `refuseMessages` takes messages from now on,
+    /// running or not: as an app whose bug was fixed, with no restart.
+    public func takeMessagesFromNowOn() throws {
+        guard unlink(recordPath + ".refusing") == 0 || errno == ENOENT else {
+            throw TestFailure("cannot remove \(recordPath).refusing: errno \(errno)")
+        }
     }
 
     /// What the connector got so far, in order.
@@ -159,9 +169,10 @@ public final class ActivatableConnector: Sendable {
         class Connector2(dbus.service.Object):
             @dbus.service.method('org.unifiedpush.Connector2', in_signature='a{sv}', out_signature='a{sv}', byte_arrays=True)
             def Message(self, args):
-                if mode == 'refuse':
-                    raise dbus.exceptions.DBusException('the app failed', name='org.example.Error.Failed')
                 body = bytes(args['message'])
+                if mode == 'refuse' and os.path.exists(record_path + '.refusing'):
+                    record(member='refused', token=str(args['token']), message=body.hex(), id=str(args.get('id', '')))
+                    raise dbus.exceptions.DBusException('the app failed', name='org.example.Error.Failed')
                 record(member='Message', token=str(args['token']), message=body.hex(), id=str(args.get('id', '')),
                        plaintext=decrypt(body))
                 return dbus.Dictionary({'id': args.get('id', '')}, signature='sv')

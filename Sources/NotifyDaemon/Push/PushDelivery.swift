@@ -7,8 +7,11 @@ import NotifyStore
 /// it. One that was not taken (the app could not be started, or did not
 /// answer) stays held, and so do the later ones of its registration (tried
 /// now, they would come before it): all are tried again when the app
-/// registers again, when its name appears on the bus, when a new message
-/// comes for it, and at start-up.
+/// registers again, when its name appears on the bus, and at start-up.
+/// When a new message comes for it, only the oldest held is offered again,
+/// alone: if the app takes it, the rest follow in order; if not, that was
+/// one call, not one per message held, so an app that keeps refusing costs
+/// one call per message that comes, not up to a hundred.
 ///
 /// At most ``maximumInFlight`` messages are on their way at once; the
 /// others wait in arrival order, as IDs: the book keeps no bodies (at its
@@ -41,6 +44,10 @@ final class PushDelivery {
     /// Registrations whose connector did not take a message: the rest of
     /// their messages wait for the next occasion.
     private var stalled: Set<PushToken> = []
+    /// Registrations whose oldest held message is offered alone, after
+    /// their app refused one, by the message's ID: the others wait for its
+    /// answer.
+    private var probes: [PushToken: UInt64] = [:]
 
     init(
         committer: Committer, bodies: StoreWriter, connectors: ConnectorCaller?, sleepLock: SleepLockDemands,
@@ -56,10 +63,12 @@ final class PushDelivery {
     /// Delivers a message just stored, with the body it came with, unless
     /// others wait before it (then it waits too, as an ID).
     func deliver(_ message: PushMessage) {
-        guard connectors != nil, !isQueued(message.id) else { return }
+        guard connectors != nil, !isQueued(message.id), probes[message.token] == nil else { return }
         if stalled.remove(message.token) != nil {
-            // Another try for the registration: its older messages first.
-            for held in committer.committed.push.held(for: message.token) { enqueue(held) }
+            // Another try for the registration: its oldest message, alone.
+            guard let oldest = committer.committed.push.held(for: message.token).first else { return }
+            probes[message.token] = oldest.id
+            enqueue(oldest)
             pump()
         } else if waitingIDs.isEmpty && inFlight.count < Self.maximumInFlight {
             send(message)
@@ -106,8 +115,12 @@ final class PushDelivery {
             let message = waiting[next]
             next += 1
             waitingIDs.remove(message.id)
-            guard !stalled.contains(message.token), committer.current.push.isHeld(message.id, for: message.token)
+            guard !stalled.contains(message.token), probes[message.token].map({ $0 == message.id }) ?? true
             else { continue }
+            guard committer.current.push.isHeld(message.id, for: message.token) else {
+                abandonProbe(message)
+                continue
+            }
             inFlight.insert(message.id)
             let id = message.id
             bodies.perform({ try $0.loadPushMessageBody(id: id) }) { [weak self] result in self?.read(message, result) }
@@ -124,15 +137,27 @@ final class PushDelivery {
         case .success(let body?) where committer.current.push.isHeld(message.id, for: message.token):
             if !stalled.contains(message.token) { send(message.with(body: body)) }
         case .success:
-            break  // delivered or dropped meanwhile
+            abandonProbe(message)  // delivered or dropped meanwhile
         case .failure(let error):
             logger.warning("cannot read held push message \(message.id) from the state database: \(error)")
+            abandonProbe(message)
         }
         pump()
     }
 
+    /// `message` will not be offered now: if it was its registration's
+    /// probe, the registration waits for the next occasion again.
+    private func abandonProbe(_ message: HeldPushMessage) {
+        guard probes[message.token] == message.id else { return }
+        probes[message.token] = nil
+        stalled.insert(message.token)
+    }
+
     private func send(_ message: PushMessage) {
-        guard let connectors, let registration = committer.current.push.registrations[message.token] else { return }
+        guard let connectors, let registration = committer.current.push.registrations[message.token] else {
+            abandonProbe(message.held)
+            return
+        }
         inFlight.insert(message.id)
         connectors.message(message, to: registration) { [weak self] failure in
             self?.finished(message.held, app: registration.app, failure: failure)
@@ -143,6 +168,8 @@ final class PushDelivery {
     private func finished(_ message: HeldPushMessage, app: AppID, failure: String?) {
         inFlight.remove(message.id)
         sleepLock.deliveryEnded()
+        let wasProbe = probes[message.token] == message.id
+        if wasProbe { probes[message.token] = nil }
         if let failure {
             if stalled.insert(message.token).inserted {
                 logger.notice(
@@ -150,6 +177,12 @@ final class PushDelivery {
             }
         } else {
             committer.applyWhenConvenient { $0.pushDelivered(message.id, for: message.token) }
+            if wasProbe {
+                // The app takes messages again: the rest, in order.
+                for held in committer.committed.push.held(for: message.token) where held.id != message.id {
+                    enqueue(held)
+                }
+            }
         }
         pump()
     }
