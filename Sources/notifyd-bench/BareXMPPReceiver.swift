@@ -37,15 +37,20 @@ final class BareXMPPReceiver: @unchecked Sendable {
         guard notifyd_strophe_load() == 1 else {
             throw BenchFailure(notifyd_strophe_load_error().map { String(cString: $0) } ?? "libstrophe could not be loaded")
         }
-        context = xmpp_ctx_new(nil, nil)
+        guard let context = xmpp_ctx_new(nil, nil) else { throw BenchFailure("libstrophe cannot make a context") }
+        self.context = context
         connection = xmpp_conn_new(context)
-        guard let connection else { throw BenchFailure("libstrophe cannot make a connection") }
+        guard let connection else {
+            releaseUnstarted()
+            throw BenchFailure("libstrophe cannot make a connection")
+        }
         xmpp_conn_set_flags(connection, notifyd_strophe_flag_disable_sm())
         xmpp_conn_set_cafile(connection, caFile)
         xmpp_conn_set_jid(connection, "\(jid)/bench")
         xmpp_conn_set_pass(connection, password)
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         guard xmpp_connect_client(connection, host, port, bareConnectionHandler, userdata) == XMPP_EOK else {
+            releaseUnstarted()
             throw BenchFailure("the bare XMPP client cannot connect to \(host):\(port)")
         }
         var thread = pthread_t()
@@ -56,6 +61,7 @@ final class BareXMPPReceiver: @unchecked Sendable {
             return nil
         }, box.toOpaque()) == 0 else {
             box.release()
+            releaseUnstarted()
             throw BenchFailure("cannot start the bare XMPP client's thread")
         }
         self.thread = thread
@@ -96,6 +102,16 @@ final class BareXMPPReceiver: @unchecked Sendable {
         for _ in 0..<50 { xmpp_run_once(context, 1) }
         if let connection { xmpp_conn_release(connection) }
         xmpp_ctx_free(context)
+        connection = nil
+        context = nil
+    }
+
+    /// Frees the connection and context when no thread was started to
+    /// end them (``run()`` does otherwise); nothing stops then.
+    private func releaseUnstarted() {
+        running.store(false, ordering: .relaxed)
+        if let connection { xmpp_conn_release(connection) }
+        if let context { xmpp_ctx_free(context) }
         connection = nil
         context = nil
     }
