@@ -96,6 +96,7 @@ extension SpawnedProcess {
         var result: pid_t
         repeat { result = waitpid(pid, &status, blocking ? 0 : WNOHANG) } while result == -1 && errno == EINTR
         if result == pid {
+            LiveChildren.remove(listed)
             let ended = Termination(waitStatus: status)
             return record.state.withLock { state in
                 if state.termination == nil { state.termination = ended }
@@ -109,6 +110,7 @@ extension SpawnedProcess {
             usleep(100)
         }
         // Not (or no longer) our child: it cannot be waited for.
+        LiveChildren.remove(listed)
         return record.state.withLock { state in
             if state.termination == nil { state.termination = .exited(-1) }
             return state.termination

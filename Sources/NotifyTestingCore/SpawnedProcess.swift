@@ -25,6 +25,8 @@ public final class SpawnedProcess: Sendable {
     public let executable: String
     /// Whether a thread of its own reaps the child (``Reaping/atOnce``).
     let reapsAtOnce: Bool
+    /// How ``LiveChildren`` lists the child until it is reaped.
+    let listed: Int32
     let record: Record
 
     /// What the parent knows of the child, shared with its reaper thread
@@ -81,6 +83,8 @@ public final class SpawnedProcess: Sendable {
         /// The parent's: Ctrl-C at the terminal stops the child with the
         /// parent (the benchmark's children, which it stops only at its end).
         case parents
+
+        var isOwn: Bool { if case .own = self { true } else { false } }
     }
 
     /// Starts `executable` (an absolute path) with `arguments` and exactly
@@ -150,12 +154,15 @@ public final class SpawnedProcess: Sendable {
             throw .system("cannot start \(executable)", errno: result)
         }
         pid = child
+        let listed = processGroup.isOwn ? -child : child
+        self.listed = listed
+        LiveChildren.add(listed)
         self.executable = executable
         let record = Record(outputPipe: pipeEnds[0] >= 0 ? pipeEnds[0] : nil)
         self.record = record
         // Without a thread, the child is reaped when asked.
         let started = child
-        let reaper = reaping == .atOnce ? try? PosixThread { Self.reap(started, into: record) } : nil
+        let reaper = reaping == .atOnce ? try? PosixThread { Self.reap(started, listed: listed, into: record) } : nil
         record.state.withLock { $0.reaper = reaper }
         reapsAtOnce = reaper != nil
     }
@@ -178,10 +185,11 @@ public final class SpawnedProcess: Sendable {
     }
 
     /// The reaper thread's body: waits for the child's end and records it.
-    private static func reap(_ pid: pid_t, into record: Record) {
+    private static func reap(_ pid: pid_t, listed: Int32, into record: Record) {
         var status: Int32 = 0
         var result: pid_t
         repeat { result = waitpid(pid, &status, 0) } while result == -1 && errno == EINTR
+        LiveChildren.remove(listed)
         let ended = result == pid ? Termination(waitStatus: status) : .exited(-1)
         record.state.withLock { $0.termination = $0.termination ?? ended }
     }

@@ -150,6 +150,7 @@ struct BenchCommand: ParsableCommand {
     var keepScratch = false
 
     func run() throws {
+        BenchSignals.stopChildrenWhenStopped()
         do {
             let run = BenchRun(
                 programs: try BenchPrograms.locate(binDirectory: binDir),
