@@ -141,6 +141,20 @@ final class Committer {
         return .deferred
     }
 
+    /// Runs `failure` with the error if the batch holding what was just
+    /// decided is not committed (nothing when it is, or when nothing was
+    /// staged): for a decision no caller waits for, whose source must still
+    /// hear that it was not kept (a push server, owed an answer for a
+    /// message).
+    func ifCommitFails(_ failure: @escaping (any Error) -> Void) {
+        let entry = (success: {}, failure: failure)
+        if filling != nil {
+            filling?.replies.append(entry)
+        } else {
+            syncing?.replies.append(entry)
+        }
+    }
+
     /// Notes a message of `sender` decided without a reply (a worker
     /// signal): a read it sends next waits for its batch.
     func heard(from sender: String) {

@@ -17,17 +17,31 @@ struct NtfyCursor: Equatable {
     private(set) var lastID: String?
     /// The server's clock when the last stream opened.
     private var openTime: Int64?
+    /// Everything the server keeps is asked for (a rewind with no message
+    /// stored to start after).
+    private var fromAll = false
     private var recentIDs: [String] = []
 
     /// The query of the next stream's URL: `?since=...`, or empty.
     var query: String {
         if let lastID { return "?since=\(lastID)" }
+        if fromAll { return "?since=all" }
         if let openTime { return "?since=\(openTime)" }
         return ""
     }
 
     /// Starts from `id`, the caller's stored cursor.
     mutating func start(after id: String) { lastID = id }
+
+    /// Starts again after `id`, the last message the caller stored (nil:
+    /// none, so from everything the server keeps), and emits again the
+    /// messages `forgotten` (the caller could not store them), but no
+    /// other it emitted already.
+    mutating func rewind(to id: String?, forgetting forgotten: Set<String>) {
+        recentIDs.removeAll { forgotten.contains($0) }
+        lastID = id
+        fromAll = id == nil
+    }
 
     /// A stream opened at the server's `time`.
     mutating func opened(at time: Int64) { openTime = time }

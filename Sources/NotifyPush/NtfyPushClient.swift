@@ -54,6 +54,14 @@ public final class NtfyPushClient: Sendable {
     /// are not ntfy topics are left out, with a ``NtfyPushEvent/dropped(reason:)``.
     public func follow(topics: Set<String>, since: String?) { runner.post(.follow(topics: topics, since: since)) }
 
+    /// The owner could not store the messages `forgotten`: the stream is
+    /// opened again after `since`, the last message it stored (nil: from
+    /// all the server keeps), and those come again; messages emitted
+    /// before and not forgotten are not emitted twice.
+    public func catchUp(since: String?, forgetting forgotten: Set<String>) {
+        runner.post(.catchUp(since: since, forgetting: forgotten))
+    }
+
     /// Opens the stream again at once: a waiting attempt starts now (the
     /// wait starts over from 1 second), and a stream from before the
     /// network changed, which may be dead unnoticed, is replaced.

@@ -33,6 +33,7 @@ public enum NtfyPushEvent: Sendable, Equatable {
 enum NtfyPushCommand: Sendable, Equatable {
     case configure(NtfySettings?)
     case follow(topics: Set<String>, since: String?)
+    case catchUp(since: String?, forgetting: Set<String>)
     case networkReturned
     case stop
 }

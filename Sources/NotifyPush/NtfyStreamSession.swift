@@ -113,6 +113,14 @@ final class NtfyStreamSession {
                 closeTransfer()
                 openOrIdle()
             }
+        case .catchUp(let since, let forgotten):
+            // Messages the owner could not store come again: from the
+            // last it stored, on a new stream (a waiting one opens later
+            // from the same cursor).
+            cursor.rewind(to: since, forgetting: forgotten)
+            guard phase == .streaming else { return }
+            closeTransfer()
+            open()
         case .networkReturned:
             // A stream from before the change may be dead without either
             // side knowing: it is opened again, and since= catches up.

@@ -76,10 +76,12 @@ extension StropheSession {
         case .unanswerable:
             return
         case .malformed(let id, let from):
-            send(answerTo: id, to: from, accepted: false)
+            send(answerTo: id, to: from, .gone)
         case .push(let id, let from, let application, let instance, let body):
             guard openPushes.count < Self.openPushLimit else {
-                send(answerTo: id, to: from, accepted: false)
+                // Too many on their way at once: a moment's refusal (503),
+                // not "gone" (404), which would cost the app its endpoint.
+                send(answerTo: id, to: from, .later)
                 return
             }
             openPushes[PushID(id)] = from ?? ""
@@ -89,28 +91,47 @@ extension StropheSession {
 
     /// Answers a push handed on before; nothing when it is unknown or its
     /// connection has ended since.
-    func answer(_ push: PushID, accepted: Bool) {
+    func answer(_ push: PushID, _ answer: PushAnswer) {
         guard let to = openPushes.removeValue(forKey: push) else { return }
-        send(answerTo: push.rawValue, to: to.isEmpty ? nil : to, accepted: accepted)
+        send(answerTo: push.rawValue, to: to.isEmpty ? nil : to, answer)
     }
 
-    /// `<iq type="result"/>`, or `<iq type="error"/>` with `item-not-found`
-    /// (the sender then gets 404); `to` must be the push's `from`, or the
-    /// server never matches it.
-    private func send(answerTo id: String, to: String?, accepted: Bool) {
+    /// How a push is answered, and what its sender then hears from
+    /// `mod_unified_push`.
+    enum PushAnswer {
+        /// `<iq type="result"/>`: 201.
+        case taken
+        /// `item-not-found`, of type `cancel`: 404, the endpoint is gone.
+        case gone
+        /// `recipient-unavailable`, of type `wait`: 503, try again later.
+        case later
+
+        /// The error's type and condition; nil for a result.
+        var error: (type: String, condition: String)? {
+            switch self {
+            case .taken: nil
+            case .gone: ("cancel", "item-not-found")
+            case .later: ("wait", "recipient-unavailable")
+            }
+        }
+    }
+
+    /// `<iq type="result"/>` or `<iq type="error"/>` as `answer` says; `to`
+    /// must be the push's `from`, or the server never matches it.
+    private func send(answerTo id: String, to: String?, _ answer: PushAnswer) {
         guard let context, let connection else { return }
         do {
-            let iq = try StropheResult.made(xmpp_iq_new(context, accepted ? "result" : "error", id), "an iq")
+            let iq = try StropheResult.made(xmpp_iq_new(context, answer.error == nil ? "result" : "error", id), "an iq")
             defer { xmpp_stanza_release(iq) }
             if let to { try StropheResult.check(xmpp_stanza_set_to(iq, to), "addressing the answer") }
-            if !accepted {
+            if let (type, name) = answer.error {
                 let error = try StropheResult.made(xmpp_stanza_new(context), "a stanza")
                 defer { xmpp_stanza_release(error) }
                 try StropheResult.check(xmpp_stanza_set_name(error, "error"), "naming the error")
-                try StropheResult.check(xmpp_stanza_set_type(error, "cancel"), "the error's type")
+                try StropheResult.check(xmpp_stanza_set_type(error, type), "the error's type")
                 let condition = try StropheResult.made(xmpp_stanza_new(context), "a stanza")
                 defer { xmpp_stanza_release(condition) }
-                try StropheResult.check(xmpp_stanza_set_name(condition, "item-not-found"), "naming the condition")
+                try StropheResult.check(xmpp_stanza_set_name(condition, name), "naming the condition")
                 try StropheResult.check(
                     xmpp_stanza_set_ns(condition, "urn:ietf:params:xml:ns:xmpp-stanzas"), "the condition's namespace")
                 try StropheResult.check(xmpp_stanza_add_child(error, condition), "building the error")

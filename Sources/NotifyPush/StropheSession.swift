@@ -36,7 +36,8 @@ final class StropheSession {
     static let turnsPerWake = 64
     /// How long a disconnect may take to be written before the connection is dropped.
     static let closingNanoseconds: UInt64 = 2_000_000_000
-    /// At most this many pushes wait for an answer; more are refused.
+    /// At most this many pushes wait for an answer; more are answered
+    /// "later" (503 to their senders).
     static let openPushLimit = 256
     /// At most this many registrations wait for the server's answer.
     static let pendingRegistrationLimit = 1000
@@ -174,8 +175,9 @@ final class StropheSession {
                 connect()
             }
         case .register(let application, let instance): register(application: application, instance: instance)
-        case .acknowledge(let push): answer(push, accepted: true)
-        case .refuse(let push): answer(push, accepted: false)
+        case .acknowledge(let push): answer(push, .taken)
+        case .refuse(let push): answer(push, .gone)
+        case .postpone(let push): answer(push, .later)
         case .networkReturned:
             if case .waiting = phase {
                 backoff.reset()

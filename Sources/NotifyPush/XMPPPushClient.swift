@@ -56,6 +56,11 @@ public final class XMPPPushClient: Sendable {
     /// sender gets 404).
     public func refuse(_ push: PushID) { runner.post(.refuse(push)) }
 
+    /// Tells the server that the push could not be taken now
+    /// (`recipient-unavailable`, of type `wait`: its sender gets 503 and
+    /// may send it again later).
+    public func postpone(_ push: PushID) { runner.post(.postpone(push)) }
+
     /// Connects at once if the client waits to try again (the wait starts
     /// over from 1 second); not after a refused password.
     public func networkReturned() { runner.post(.networkReturned) }

@@ -57,6 +57,7 @@ enum XMPPPushCommand: Sendable, Equatable {
     case register(application: [UInt8], instance: [UInt8])
     case acknowledge(PushID)
     case refuse(PushID)
+    case postpone(PushID)
     case networkReturned
     case stop
 }

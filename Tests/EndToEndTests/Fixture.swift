@@ -15,13 +15,15 @@ final class Fixture: @unchecked Sendable {
     static let daemonInterface = "org.notifyd.Notifyd1.Daemon"
     static let errorPrefix = "org.notifyd.Notifyd1.Error."
 
+    /// notifyd's state in `stateDirectory` when given, else in a fresh one.
     init(
         extraEnvironment: [String: String] = [:], allowOtherUsers: Bool = false, arguments: [String] = [],
-        commandPrefix: [String] = []
+        commandPrefix: [String] = [], stateDirectory: URL? = nil
     ) throws {
         bus = try TestBus(allowOtherUsers: allowOtherUsers)
         daemon = try DaemonProcess(
-            bus: bus, arguments: arguments, extraEnvironment: extraEnvironment, commandPrefix: commandPrefix)
+            bus: bus, stateDirectory: stateDirectory, arguments: arguments, extraEnvironment: extraEnvironment,
+            commandPrefix: commandPrefix)
         client = try DBusConnection.connect(to: .address(bus.address))
     }
 

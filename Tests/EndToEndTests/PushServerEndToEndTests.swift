@@ -18,9 +18,9 @@ import Testing
         let prosody: ProsodyServer
         let fixture: Fixture
 
-        init(extraEnvironment: [String: String] = [:], registrationSeconds: Int = 3_600) throws {
+        init(extraEnvironment: [String: String] = [:], registrationSeconds: Int = 3_600, stateDirectory: URL? = nil) throws {
             prosody = try ProsodyServer(registrationSeconds: registrationSeconds)
-            fixture = try Fixture(extraEnvironment: extraEnvironment)
+            fixture = try Fixture(extraEnvironment: extraEnvironment, stateDirectory: stateDirectory)
             try fixture.call(
                 PushServerEndToEndTests.push, "SetServer",
                 [

@@ -5,7 +5,7 @@ import Testing
 /// The client against a server that sends what no real one should.
 @Suite("XMPPPushClient against a hostile server")
 struct HostileServerTests {
-    @Test("malformed, oversized and foreign pushes are refused; a stanza cut off by a close is a disconnect")
+    @Test("malformed, oversized and foreign pushes are refused, a postponed one is answered 'later'; a stanza cut off by a close is a disconnect")
     func refusesWhatItCannotTake() throws {
         let server = try HostileXMPPServer()
         let recorder = try RecordedPushClient()
@@ -16,6 +16,15 @@ struct HostileServerTests {
         #expect(push.id == PushID("largest"))
         #expect(push.body == [UInt8](repeating: UInt8(ascii: "y"), count: 4096))
         recorder.client.acknowledge(push.id)
+        var postponed: PushID?
+        try waitUntil("the second well-formed push") {
+            postponed = recorder.recorded.lazy.compactMap { event -> PushID? in
+                if case .push(let message) = event, message.id == PushID("postponed") { return message.id }
+                return nil
+            }.first
+            return postponed != nil
+        }
+        recorder.client.postpone(postponed!)
         try waitUntil("the server cut a stanza and closed") { server.log.contains("CLOSED") }
         _ = try recorder.waitForState("disconnected") {
             if case .disconnected = $0 { return true }
@@ -23,12 +32,14 @@ struct HostileServerTests {
         }
         let answers = server.log.split(separator: "\n").filter { $0.hasPrefix("ANSWER") }
         #expect(answers == [
-            "ANSWER too-large error localhost item-not-found",
-            "ANSWER not-base64 error localhost item-not-found",
-            "ANSWER no-body error localhost item-not-found",
-            "ANSWER bad-application error localhost item-not-found",
+            "ANSWER too-large error localhost cancel item-not-found",
+            "ANSWER not-base64 error localhost cancel item-not-found",
+            "ANSWER no-body error localhost cancel item-not-found",
+            "ANSWER bad-application error localhost cancel item-not-found",
             "ANSWER largest result localhost ",
+            // A push the client could not store: its sender is to try again (503).
+            "ANSWER postponed error localhost wait recipient-unavailable",
         ])
-        #expect(recorder.recorded.filter { if case .push = $0 { true } else { false } }.count == 1)
+        #expect(recorder.recorded.filter { if case .push = $0 { true } else { false } }.count == 2)
     }
 }

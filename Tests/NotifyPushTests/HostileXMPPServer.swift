@@ -59,13 +59,16 @@ push("bad-application", base64.b64encode(b"hi").decode(), app="!!!")
 send("<iq type='set' from='localhost' id='no-push'><push xmlns='urn:example:other'>aGk=</push></iq>")
 send("<message from='bob@localhost'><body>unrelated</body></message>")
 push("largest", base64.b64encode(b"y" * 4096).decode())
-for _ in range(5):
+push("postponed", base64.b64encode(b"later").decode())
+for _ in range(6):
     answer = wait_for(r"<iq[^>]*?/>|<iq[^>]*>.*?</iq>")
     text = answer.group(0)
     id = re.search(r"id=[\"']([^\"']+)", text).group(1)
     kind = re.search(r"type=[\"']([^\"']+)", text).group(1)
     to = re.search(r"to=[\"']([^\"']+)", text)
-    log("ANSWER %s %s %s %s" % (id, kind, to.group(1) if to else "-", "item-not-found" if "item-not-found" in text else ""))
+    error = re.search(r"<error[^>]*type=[\"']([^\"']+)[^>]*>\s*<([a-z-]+)", text)
+    log("ANSWER %s %s %s %s" % (id, kind, to.group(1) if to else "-",
+                                "%s %s" % (error.group(1), error.group(2)) if error else ""))
 # A stanza cut off in the middle, then the connection closed.
 send("<iq type='set' from='localhost' id='cut'><push xmlns='%s' appl" % NS)
 time.sleep(0.2)

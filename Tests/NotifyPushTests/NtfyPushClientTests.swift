@@ -105,6 +105,44 @@ struct NtfyPushClientTests {
         #expect(recorder.messages.map(\.id) == [before, meanwhile, after])
     }
 
+    /// A client connected to `server`, following one new topic.
+    static func followingNewTopic(on server: NtfyDoubleServer) throws -> (topic: String, recorder: RecordedNtfyClient) {
+        let topic = NtfyPushClient.newTopic()
+        return (topic, try connectedClient(server, topics: [topic]))
+    }
+
+    @Test("catchUp: the stream is read again after the last message stored; only those not stored come again")
+    func catchUpBringsBackOnlyWhatWasNotStored() throws {
+        let server = try NtfyDoubleServer()
+        let (topic, recorder) = try Self.followingNewTopic(on: server)
+        let stored = try server.publish([1], to: topic)
+        let lost = try server.publish([2], to: topic)
+        let storedAfter = try server.publish([3], to: topic)
+        _ = try recorder.waitForMessage(id: storedAfter)
+        let count = recorder.recorded.count
+        // The owner stored 1 and 3, not 2 (its disk was full).
+        recorder.client.catchUp(since: stored, forgetting: [lost])
+        try recorder.waitUntilConnected(after: count, seconds: 30)
+        let again = try recorder.waitForMessage(id: lost, after: count)
+        #expect(again.body == [2])
+        #expect(server.subscriptions.last == "/\(topic)/json?since=\(stored)")
+        let after = try server.publish([4], to: topic)
+        _ = try recorder.waitForMessage(id: after)
+        #expect(recorder.messages.map(\.id) == [stored, lost, storedAfter, lost, after], "3 is not taken twice")
+    }
+
+    @Test("catchUp with nothing stored yet: everything the server keeps is asked for")
+    func catchUpWithNothingStoredAsksForAll() throws {
+        let server = try NtfyDoubleServer()
+        let (topic, recorder) = try Self.followingNewTopic(on: server)
+        let lost = try server.publish([9], to: topic)
+        _ = try recorder.waitForMessage(id: lost)
+        let count = recorder.recorded.count
+        recorder.client.catchUp(since: nil, forgetting: [lost])
+        #expect(try recorder.waitForMessage(id: lost, after: count).body == [9])
+        #expect(server.subscriptions.last == "/\(topic)/json?since=all")
+    }
+
     @Test("a cursor stored before a restart of notifyd: the first stream starts after it")
     func startsFromTheStoredCursor() throws {
         let server = try NtfyDoubleServer()

@@ -108,9 +108,10 @@ final class RecordedNtfyClient: Sendable {
         return reason
     }
 
-    /// Waits for the message `id`; returns its topic and body.
-    func waitForMessage(id: String, seconds: Double = 20) throws -> (topic: String, body: [UInt8]) {
-        try log.wait("the message \(id)", seconds: seconds) { event in
+    /// Waits for the message `id`, after the first `skipping` events;
+    /// returns its topic and body.
+    func waitForMessage(id: String, after skipping: Int = 0, seconds: Double = 20) throws -> (topic: String, body: [UInt8]) {
+        try log.wait("the message \(id)", seconds: seconds, after: skipping) { event in
             if case .message(let topic, id, _, let body) = event { return (topic, body) }
             return nil
         }

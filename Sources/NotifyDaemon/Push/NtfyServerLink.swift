@@ -18,7 +18,16 @@ final class NtfyServerLink: PushServerLink {
     /// The topics followed and where their events go, on the bus loop.
     private let router: TopicRouter
     private let loop: EventLoop
+    /// The ID of the last message stored.
     private var cursor: String?
+    /// Messages not stored, to be read again from the stream: from the
+    /// last message stored before the first of them, once `catchUpTimer`
+    /// fires.
+    private var rewind: (since: String?, forgotten: Set<String>)?
+    private var catchUpTimer: EventLoop.TimerID?
+    /// The wait before reading messages again: from 1 s, doubling to 5
+    /// minutes while messages cannot be stored, back to 1 s once one is.
+    private var catchUpBackoff = ReconnectBackoff()
 
     var registersOffline: Bool { true }
 
@@ -76,17 +85,54 @@ final class NtfyServerLink: PushServerLink {
 
     /// ntfy's message is stored: a later stream starts after it.
     func acknowledge(_ answer: PushServerAnswer) {
-        if case .ntfy(let id) = answer { cursor = id }
+        guard case .ntfy(let id) = answer else { return }
+        cursor = id
+        catchUpBackoff = ReconnectBackoff()
     }
 
     /// ntfy cannot be told; the message is left behind.
     func refuse(_ answer: PushServerAnswer) {
-        acknowledge(answer)
+        guard case .ntfy(let id) = answer else { return }
+        cursor = id
     }
 
+    /// ntfy cannot be told either, but keeps what it was sent: the stream
+    /// is read again, after a wait, from the last message stored before
+    /// this one, and only the messages not stored are taken again.
+    func postpone(_ answer: PushServerAnswer) {
+        guard case .ntfy(let id) = answer else { return }
+        if rewind == nil { rewind = (cursor, []) }
+        rewind?.forgotten.insert(id)
+        guard catchUpTimer == nil else { return }
+        let wait = UInt64(catchUpBackoff.failed().components.seconds) * 1_000_000_000
+        catchUpTimer = loop.scheduleTimer(afterNanoseconds: wait) { [weak self] in self?.catchUp() }
+    }
+
+    var holdsCursor: Bool { rewind != nil }
+
     func networkReturned() { client.networkReturned() }
-    func stop() { client.stop() }
-    func retire() { client.stopWithoutWaiting() }
+
+    func stop() {
+        cancelCatchUp()
+        client.stop()
+    }
+
+    func retire() {
+        cancelCatchUp()
+        client.stopWithoutWaiting()
+    }
+
+    private func catchUp() {
+        catchUpTimer = nil
+        guard let rewind else { return }
+        self.rewind = nil
+        client.catchUp(since: rewind.since, forgetting: rewind.forgotten)
+    }
+
+    private func cancelCatchUp() {
+        if let catchUpTimer { loop.cancelTimer(catchUpTimer) }
+        catchUpTimer = nil
+    }
 
     private func follow() {
         client.follow(topics: Set(router.keysByTopic.keys), since: cursor)

@@ -211,10 +211,16 @@ final class PushConnection {
                 link?.refuse(answer)
                 return
             }
-            answers[received.message.id] = answer
+            let id = received.message.id
+            answers[id] = answer
             // ntfy's acknowledgement is notifyd's own: the message's ID,
-            // stored in the same commit as the message.
-            if case .ntfy(let id) = answer { committer.apply { $0.setPushServerCursor(id) } }
+            // stored in the same commit as the message (unless messages
+            // before it are to come again).
+            if case .ntfy(let serverID) = answer, link?.holdsCursor != true {
+                committer.apply { $0.setPushServerCursor(serverID) }
+            }
+            let current = generation
+            committer.ifCommitFails { [weak self] error in self?.notStored(id, of: token, error, generation: current) }
             for dropped in received.dropped {
                 logger.notice("dropped push message \(dropped.id) for \(token): the app did not take it, and newer ones came")
             }
@@ -222,6 +228,14 @@ final class PushConnection {
             logger.notice("refused a push message for \(token): \(error.message)")
             link?.refuse(answer)
         }
+    }
+
+    /// Message `id` was not stored (its commit failed): the server is told
+    /// to bring it again later, and nothing of it is kept.
+    private func notStored(_ id: UInt64, of token: PushToken, _ error: any Error, generation linkGeneration: Int) {
+        guard linkGeneration == generation, let answer = answers.removeValue(forKey: id) else { return }
+        logger.warning("could not store a push message for \(token); the push server is to send it again later: \(error)")
+        link?.postpone(answer)
     }
 
     /// Asks for every registration's endpoint again (the first connection

@@ -20,6 +20,13 @@ protocol PushServerLink: AnyObject {
     /// The message has no taker (an unknown registration): the server
     /// tells its sender that the endpoint is gone.
     func refuse(_ answer: PushServerAnswer)
+    /// The message could not be stored (the disk is full): it is to come
+    /// again later, from its sender (XMPP: 503) or from the server's cache
+    /// (ntfy: the stream is read again from the last message stored).
+    func postpone(_ answer: PushServerAnswer)
+    /// Whether the cursor stored with each message must stay where it is
+    /// (ntfy: messages after it are to come again).
+    var holdsCursor: Bool { get }
     /// The network is back: connect at once instead of waiting.
     func networkReturned()
     /// Disconnects and ends the link's thread, waiting for it (shutdown).

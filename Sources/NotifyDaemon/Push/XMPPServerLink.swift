@@ -56,6 +56,10 @@ final class XMPPServerLink: PushServerLink {
     func refuse(_ answer: PushServerAnswer) {
         if case .xmpp(let id) = answer { client.refuse(PushID(id)) }
     }
+    func postpone(_ answer: PushServerAnswer) {
+        if case .xmpp(let id) = answer { client.postpone(PushID(id)) }
+    }
+    var holdsCursor: Bool { false }
     func networkReturned() { client.networkReturned() }
     func stop() { client.stop() }
     func retire() { client.stopWithoutWaiting() }
