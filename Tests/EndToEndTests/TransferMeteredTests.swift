@@ -10,44 +10,10 @@ import Testing
 /// one, with a stand-in NetworkManager (python3-dbus) that says the network
 /// is metered until the test says it is not.
 @Suite struct TransferMeteredTests {
-    /// A stand-in for NetworkManager: what GLib's monitor reads through
-    /// `org.freedesktop.DBus.Properties` (`State` 70, connected globally, and
-    /// `Connectivity` 4, full: without them GLib ignores `Metered`), `Metered`
-    /// changed (with `PropertiesChanged`) by its own `SetMetered(u)`.
-    static let fakeNetworkManager = #"""
-        import dbus, dbus.service, dbus.mainloop.glib, sys
-        from gi.repository import GLib
-        dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-        IFACE = "org.freedesktop.NetworkManager"
-        class NetworkManager(dbus.service.Object):
-            metered = 1
-            @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="ss", out_signature="v")
-            def Get(self, interface, name):
-                return self.GetAll(interface)[name]
-            @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="s", out_signature="a{sv}")
-            def GetAll(self, interface):
-                if interface != IFACE:
-                    return dbus.Dictionary({}, signature="sv")
-                return {"State": dbus.UInt32(70), "Connectivity": dbus.UInt32(4),
-                        "Metered": dbus.UInt32(self.metered), "Version": "fake"}
-            @dbus.service.signal(dbus.PROPERTIES_IFACE, signature="sa{sv}as")
-            def PropertiesChanged(self, interface, changed, invalidated):
-                pass
-            @dbus.service.method("org.example.FakeNetworkManager", in_signature="u")
-            def SetMetered(self, value):
-                self.metered = int(value)
-                self.PropertiesChanged(IFACE, {"Metered": dbus.UInt32(self.metered)}, [])
-        bus = dbus.SystemBus()
-        name = dbus.service.BusName(IFACE, bus)
-        NetworkManager(bus, "/org/freedesktop/NetworkManager")
-        print("ready", flush=True)
-        GLib.MainLoop().run()
-        """#
-
     @Test func aDownloadWaitsForANetworkThatIsNotMeteredUnlessItAllowsOne() throws {
         let system = try TestBus()
         let networkManager = try Self.startNetworkManager(on: system)
-        defer { _ = networkManager.kill(SIGKILL) }
+        defer { networkManager.stop() }
         let server = try NginxServer()
         let original = TransferEndToEndTests.randomBytes(100_000)
         let url = try server.serve(original, at: "video.bin")
@@ -68,7 +34,7 @@ import Testing
         }
         #expect(try test.details(fixture, patient)["attempts"] == .uint32(0))
         #expect(!FileManager.default.fileExists(atPath: held.path))
-        try Self.setMetered(2, on: system)
+        try networkManager.set("Metered", to: "<uint32 2>")
         #expect(try test.ended(fixture, patient)["state"] == .string("completed"), "on a network that is not metered it starts")
         #expect(try [UInt8](Data(contentsOf: held)) == original)
     }
@@ -82,7 +48,7 @@ import Testing
     @Test func transfersStillHearTheNetworkAfterThePushConnectionStopsFollowingIt() throws {
         let system = try TestBus()
         let networkManager = try Self.startNetworkManager(on: system)
-        defer { _ = networkManager.kill(SIGKILL) }
+        defer { networkManager.stop() }
         let ntfy = try NtfyDoubleServer()
         let server = try NginxServer()
         let original = TransferEndToEndTests.randomBytes(50_000)
@@ -105,33 +71,21 @@ import Testing
             try test.details(fixture, patient)["reason"] == .string("waiting for a network that is not metered")
         }
         try fixture.call(push, "SetServer", [.string("none"), .string(""), .vardict([:])])
-        try Self.setMetered(2, on: system)
+        try networkManager.set("Metered", to: "<uint32 2>")
         #expect(try test.ended(fixture, patient)["state"] == .string("completed"), "the change reached the transfers")
         #expect(try [UInt8](Data(contentsOf: target)) == original)
     }
 
-    /// Starts the stand-in NetworkManager on `system` (metered), once it owns its name.
-    static func startNetworkManager(on system: TestBus) throws -> SpawnedProcess {
-        let script = system.directory.appendingPathComponent("networkmanager.py")
-        try fakeNetworkManager.write(to: script, atomically: true, encoding: .utf8)
-        let output = system.directory.appendingPathComponent("networkmanager.out").path
-        let process = try SpawnedProcess(
-            "/usr/bin/python3", [script.path], environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address],
-            standardOutput: .file(output), standardError: .standardOutput)
-        try waitUntil("the stand-in NetworkManager is on the bus") {
-            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("ready")
-        }
-        return process
-    }
-
-    /// Has the stand-in say `Metered` is `value` (1 yes, 2 no), as a user's switch would.
-    static func setMetered(_ value: UInt32, on system: TestBus) throws {
-        let result = try runProcess(
-            "/usr/bin/gdbus",
-            ["call", "--system", "--dest", "org.freedesktop.NetworkManager",
-             "--object-path", "/org/freedesktop/NetworkManager",
-             "--method", "org.example.FakeNetworkManager.SetMetered", "uint32 \(value)"],
-            environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
-        guard result.status == 0 else { throw TestFailure("SetMetered(\(value)) failed: \(result.stderr)") }
+    /// A stand-in NetworkManager on `system`, metered: what GLib's monitor
+    /// reads (`State` 70, connected globally, and `Connectivity` 4, full:
+    /// without them GLib ignores `Metered`, 1 yes, 2 no).
+    static func startNetworkManager(on system: TestBus) throws -> StandInSystemService {
+        try StandInSystemService(
+            on: system, busName: "org.freedesktop.NetworkManager", path: "/org/freedesktop/NetworkManager",
+            interface: "org.freedesktop.NetworkManager",
+            properties: [
+                "State": "dbus.UInt32(70)", "Connectivity": "dbus.UInt32(4)", "Metered": "dbus.UInt32(1)",
+                "Version": "'fake'",
+            ])
     }
 }

@@ -9,47 +9,14 @@ import Testing
 /// a private one, with a stand-in UPower (python3-dbus) that says the
 /// machine is on battery until the test plugs it in.
 @Suite struct TransferPowerTests {
-    /// A stand-in for UPower: `OnBattery` through `org.freedesktop.DBus.Properties`,
-    /// changed (with `PropertiesChanged`) by its own `SetOnBattery(b)`.
-    static let fakeUPower = #"""
-        import dbus, dbus.service, dbus.mainloop.glib, sys
-        from gi.repository import GLib
-        dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-        IFACE = "org.freedesktop.UPower"
-        class UPower(dbus.service.Object):
-            on_battery = True
-            @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="ss", out_signature="v")
-            def Get(self, interface, name):
-                return self.GetAll(interface)[name]
-            @dbus.service.method(dbus.PROPERTIES_IFACE, in_signature="s", out_signature="a{sv}")
-            def GetAll(self, interface):
-                return {"OnBattery": dbus.Boolean(self.on_battery), "DaemonVersion": "fake"}
-            @dbus.service.signal(dbus.PROPERTIES_IFACE, signature="sa{sv}as")
-            def PropertiesChanged(self, interface, changed, invalidated):
-                pass
-            @dbus.service.method("org.example.FakeUPower", in_signature="b")
-            def SetOnBattery(self, value):
-                self.on_battery = bool(value)
-                self.PropertiesChanged(IFACE, {"OnBattery": dbus.Boolean(self.on_battery)}, [])
-        bus = dbus.SystemBus()
-        name = dbus.service.BusName(IFACE, bus)
-        UPower(bus, "/org/freedesktop/UPower")
-        print("ready", flush=True)
-        GLib.MainLoop().run()
-        """#
-
     @Test func aDiscretionaryTransferWaitsForACPowerAndOthersDoNot() throws {
         let system = try TestBus()
-        let script = system.directory.appendingPathComponent("upower.py")
-        try Self.fakeUPower.write(to: script, atomically: true, encoding: .utf8)
-        let output = system.directory.appendingPathComponent("upower.out").path
-        let upower = try SpawnedProcess(
-            "/usr/bin/python3", [script.path], environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address],
-            standardOutput: .file(output), standardError: .standardOutput)
-        defer { _ = upower.kill(SIGKILL) }
-        try waitUntil("the stand-in UPower is on the bus") {
-            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("ready")
-        }
+        // A stand-in UPower, on battery until the test plugs the machine in.
+        let upower = try StandInSystemService(
+            on: system, busName: "org.freedesktop.UPower", path: "/org/freedesktop/UPower",
+            interface: "org.freedesktop.UPower",
+            properties: ["OnBattery": "dbus.Boolean(True)", "DaemonVersion": "'fake'"])
+        defer { upower.stop() }
         let server = try NginxServer()
         let url = try server.serve(TransferEndToEndTests.randomBytes(100_000), at: "update.bin")
         let fixture = try Fixture(extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
@@ -64,12 +31,7 @@ import Testing
             try test.details(fixture, patient)["reason"] == .string("waiting for AC power")
         }
         #expect(try test.details(fixture, patient)["attempts"] == .uint32(0))
-        let plugged = try runProcess(
-            "/usr/bin/gdbus",
-            ["call", "--system", "--dest", "org.freedesktop.UPower", "--object-path", "/org/freedesktop/UPower",
-             "--method", "org.example.FakeUPower.SetOnBattery", "false"],
-            environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address])
-        #expect(plugged.status == 0, "\(plugged.stderr)")
+        try upower.set("OnBattery", to: "<false>")
         #expect(try test.ended(fixture, patient)["state"] == .string("completed"), "on AC power it starts")
     }
 }
