@@ -3,9 +3,13 @@
 extension BenchReport {
     mutating func addEngineDrive(_ result: EngineDriveBenchmark.Result) {
         let mib = Double(result.bytes) / 1_048_576
-        let size = result.settings.mebibytes % 1024 == 0 ? "\(result.settings.mebibytes / 1024) GiB" : "\(result.settings.mebibytes) MiB"
-        func rate(_ runs: [EngineDriveBenchmark.Run]) -> Double? { ReportRow.median(runs.map { mib / (Double(max(1, $0.nanoseconds)) / 1e9) }) }
-        func cpu(_ runs: [EngineDriveBenchmark.Run]) -> Double? { ReportRow.median(runs.map { Double($0.cpuNanoseconds) / 1e6 * 1024 / mib }) }
+        let size = ReportRow.sizeText(mebibytes: result.settings.mebibytes)
+        func rate(_ runs: [EngineDriveBenchmark.Run]) -> Double? {
+            ReportRow.medianRate(mebibytes: mib, nanoseconds: runs.map(\.nanoseconds))
+        }
+        func cpu(_ runs: [EngineDriveBenchmark.Run]) -> Double? {
+            ReportRow.medianCPUPerGiB(mebibytes: mib, cpuNanoseconds: runs.map(\.cpuNanoseconds))
+        }
         func stall(_ runs: [EngineDriveBenchmark.Run]) -> Double? { runs.map { Double($0.stallNanoseconds) / 1e6 }.max() }
         rows.append(
             ReportRow(

@@ -137,4 +137,21 @@ extension ReportRow {
         guard !sorted.isEmpty else { return nil }
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
+
+    /// A download's size as the report names it: `1 GiB`, `300 MiB`.
+    static func sizeText(mebibytes: Int) -> String {
+        mebibytes % 1024 == 0 ? "\(mebibytes / 1024) GiB" : "\(mebibytes) MiB"
+    }
+
+    /// The median rate, in MiB a second, of runs of `mebibytes` MiB that
+    /// took `nanoseconds` each.
+    static func medianRate(mebibytes: Double, nanoseconds: [UInt64]) -> Double? {
+        median(nanoseconds.map { mebibytes / (Double(max(1, $0)) / 1e9) })
+    }
+
+    /// The median CPU time per GiB, in ms, of runs of `mebibytes` MiB that
+    /// took `cpuNanoseconds` each.
+    static func medianCPUPerGiB(mebibytes: Double, cpuNanoseconds: [UInt64]) -> Double? {
+        median(cpuNanoseconds.map { Double($0) / 1e6 * 1024 / mebibytes })
+    }
 }

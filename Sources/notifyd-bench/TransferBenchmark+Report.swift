@@ -42,16 +42,16 @@ extension BenchReport {
     }
 
     private mutating func addDownloads(_ downloads: TransferBenchmark.Downloads, mebibytes: Int) {
-        let size = mebibytes % 1024 == 0 ? "\(mebibytes / 1024) GiB" : "\(mebibytes) MiB"
+        let size = ReportRow.sizeText(mebibytes: mebibytes)
         let mib = Double(downloads.bytes) / 1_048_576
         func rate(_ runs: [TransferBenchmark.DownloadRun]) -> Double? {
-            ReportRow.median(runs.map { mib / (Double(max(1, $0.nanoseconds)) / 1e9) })
+            ReportRow.medianRate(mebibytes: mib, nanoseconds: runs.map(\.nanoseconds))
         }
         func rateSynced(_ runs: [TransferBenchmark.DownloadRun]) -> Double? {
-            ReportRow.median(runs.map { mib / (Double(max(1, $0.nanoseconds + $0.syncNanoseconds)) / 1e9) })
+            ReportRow.medianRate(mebibytes: mib, nanoseconds: runs.map { $0.nanoseconds + $0.syncNanoseconds })
         }
         func cpuPerGiB(_ runs: [TransferBenchmark.DownloadRun]) -> Double? {
-            ReportRow.median(runs.map { Double($0.cpuNanoseconds) / 1e6 * 1024 / mib })
+            ReportRow.medianCPUPerGiB(mebibytes: mib, cpuNanoseconds: runs.map(\.cpuNanoseconds))
         }
         func wall(_ runs: [TransferBenchmark.DownloadRun]) -> Double? { ReportRow.median(runs.map { Double($0.nanoseconds) / 1e6 }) }
         let count = downloads.notifyd.count
