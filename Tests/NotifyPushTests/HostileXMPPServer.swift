@@ -4,8 +4,9 @@ import NotifyTesting
 /// A loopback XMPP server that logs the client in (plain text, SASL PLAIN)
 /// and then misbehaves: pushes too large, not base64, empty, with a bad
 /// application, of another namespace, an unrelated message, one good push
-/// of 4096 bytes; it logs each answer ("ANSWER id type to condition"),
-/// then sends half a stanza and closes the connection ("CLOSED").
+/// of 4096 bytes, one to be postponed, then 257 the client is not asked
+/// to answer; it logs each answer ("ANSWER id type to condition"), then
+/// sends half a stanza and closes the connection ("CLOSED").
 final class HostileXMPPServer: Sendable {
     let port: UInt16
     let logPath: String
@@ -60,7 +61,7 @@ send("<iq type='set' from='localhost' id='no-push'><push xmlns='urn:example:othe
 send("<message from='bob@localhost'><body>unrelated</body></message>")
 push("largest", base64.b64encode(b"y" * 4096).decode())
 push("postponed", base64.b64encode(b"later").decode())
-for _ in range(6):
+for _ in range(7):
     answer = wait_for(r"<iq[^>]*?/>|<iq[^>]*>.*?</iq>")
     text = answer.group(0)
     id = re.search(r"id=[\"']([^\"']+)", text).group(1)
@@ -69,6 +70,11 @@ for _ in range(6):
     error = re.search(r"<error[^>]*type=[\"']([^\"']+)[^>]*>\s*<([a-z-]+)", text)
     log("ANSWER %s %s %s %s" % (id, kind, to.group(1) if to else "-",
                                 "%s %s" % (error.group(1), error.group(2)) if error else ""))
+    if id == "postponed":
+        # More pushes than the client keeps open at once (256), none of them
+        # answered by the test: the one over is answered at once, "later".
+        for index in range(257):
+            push("flood-%d" % index, base64.b64encode(b"f").decode())
 # A stanza cut off in the middle, then the connection closed.
 send("<iq type='set' from='localhost' id='cut'><push xmlns='%s' appl" % NS)
 time.sleep(0.2)
