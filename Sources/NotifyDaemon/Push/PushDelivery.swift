@@ -178,7 +178,10 @@ final class PushDelivery {
         } else {
             committer.applyWhenConvenient { $0.pushDelivered(message.id, for: message.token) }
             if wasProbe {
-                // The app takes messages again: the rest, in order.
+                // The app takes messages again: the rest, in order (even if
+                // an older call, still on its way when the probe went out,
+                // failed meanwhile).
+                stalled.remove(message.token)
                 for held in committer.committed.push.held(for: message.token) where held.id != message.id {
                     enqueue(held)
                 }
