@@ -150,11 +150,14 @@ import Testing
     /// Each delivery holds off sleep through the logind lock that tasks use
     /// (a fake logind on a system bus of the test's), released once the app
     /// answered.
-    @Test func aDeliveryHoldsOffSleepUntilTheAppAnswers() throws {
+    /// Connector1's `Message` has no answer: its delivery ends as soon as
+    /// the bus has it, and the lock must be released all the same.
+    @Test(arguments: [2, 1]) func aDeliveryHoldsOffSleepUntilTheAppAnswers(connectorVersion: Int) throws {
         let systemBus = try TestBus()
         let logind = try FakeLogind(address: systemBus.address)
         let setup = try Setup(extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": systemBus.address])
-        let connector = try ActivatableConnector(bus: setup.fixture.bus, app: "org.example.Awake")
+        let connector = try ActivatableConnector(
+            bus: setup.fixture.bus, app: "org.example.Awake", version: connectorVersion)
         #expect(try connector.register(token: "awake-1").success == "REGISTRATION_SUCCEEDED")
         let endpoint = try connector.waitFor("NewEndpoint") { $0.member == "NewEndpoint" }.endpoint
         #expect(logind.calls.isEmpty, "no lock before a message")
@@ -164,6 +167,7 @@ import Testing
             logind.calls.contains { $0.what == "sleep" && $0.why == "An app is handling a push message" }
         }
         try waitUntil("the lock released once the app answered") { logind.held.isEmpty }
+        #expect(try setup.fixture.property("Inhibiting") == .boolean(false))
     }
 
     /// Replacing a server that stopped answering does not wait for its

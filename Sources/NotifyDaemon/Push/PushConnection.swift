@@ -150,8 +150,8 @@ final class PushConnection {
 
     /// The message is committed: the server may forget it, and the app gets it.
     func stored(_ message: PushMessage) {
-        delivery.deliver(message)
         if let answer = answers.removeValue(forKey: message.id) { link?.acknowledge(answer) }
+        delivery.deliver(message)
     }
 
     private func ask(_ key: PushServerKey) {

@@ -159,10 +159,12 @@ final class PushDelivery {
             return
         }
         inFlight.insert(message.id)
+        // Before the call: its answer may come at once (Connector1's
+        // Message has none), and a delivery must begin before it ends.
+        sleepLock.deliveryBegan()
         connectors.message(message, to: registration) { [weak self] failure in
             self?.finished(message.held, app: registration.app, failure: failure)
         }
-        sleepLock.deliveryBegan()
     }
 
     private func finished(_ message: HeldPushMessage, app: AppID, failure: String?) {
